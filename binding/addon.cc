@@ -1,0 +1,20 @@
+#include <napi.h>
+
+#include "../src/resolver.h"
+#include "sandbox_wrap.h"
+
+namespace {
+
+Napi::Value Openat2Supported(const Napi::CallbackInfo& info) {
+  return Napi::Boolean::New(info.Env(), msb::openat2_supported());
+}
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  exports.Set("NativeSandbox", msb_binding::SandboxWrap::Define(env));
+  exports.Set("openat2Supported", Napi::Function::New<Openat2Supported>(env));
+  return exports;
+}
+
+}  // namespace
+
+NODE_API_MODULE(mount_sandbox, Init)

@@ -1,0 +1,24 @@
+#include "errors.h"
+
+namespace msb_binding {
+
+Napi::Value make_error(const Napi::Object& sandbox, const Napi::FunctionReference& factory,
+                       const msb::Error& error, const std::string& virtual_path) {
+  Napi::Env env = sandbox.Env();
+  Napi::Object details = Napi::Object::New(env);
+  if (error.code == msb::Errc::too_large || error.code == msb::Errc::invalid_config) {
+    details.Set("size", Napi::Number::New(env, static_cast<double>(error.size)));
+    details.Set("limit", Napi::Number::New(env, static_cast<double>(error.limit)));
+  }
+  if (error.sys_errno != 0) details.Set("errno", Napi::Number::New(env, error.sys_errno));
+  const std::string code(msb::errc_name(error.code));
+  return factory.Call(
+      sandbox, {Napi::String::New(env, code), Napi::String::New(env, virtual_path), details});
+}
+
+void throw_error(const Napi::Object& sandbox, const Napi::FunctionReference& factory,
+                 const msb::Error& error, const std::string& virtual_path) {
+  throw Napi::Error(sandbox.Env(), make_error(sandbox, factory, error, virtual_path));
+}
+
+}  // namespace msb_binding

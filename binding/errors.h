@@ -1,0 +1,20 @@
+// Core errors become JS errors through a factory that lib/ hands to each sandbox, so the error
+// objects are instances of the facade's classes in whatever realm (Jest's included) created them.
+#pragma once
+
+#include <napi.h>
+
+#include <string>
+
+#include "../src/error.h"
+
+namespace msb_binding {
+
+// Calls factory.call(sandbox, code, virtualPath, details) and returns the error object it built.
+Napi::Value make_error(const Napi::Object& sandbox, const Napi::FunctionReference& factory,
+                       const msb::Error& error, const std::string& virtual_path);
+
+[[noreturn]] void throw_error(const Napi::Object& sandbox, const Napi::FunctionReference& factory,
+                              const msb::Error& error, const std::string& virtual_path);
+
+}  // namespace msb_binding

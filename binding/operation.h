@@ -1,0 +1,67 @@
+// One file operation = one threadpool task: the core call runs in Execute() off the JS thread,
+// and its result or error settles a promise back on it.
+#pragma once
+
+#include <napi.h>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "../src/error.h"
+#include "errors.h"
+
+namespace msb_binding {
+
+template <typename T>
+class Operation final : public Napi::AsyncWorker {
+ public:
+  using Work = std::function<msb::Result<T>()>;
+  using Convert = Napi::Value (*)(Napi::Env, T&);
+
+  // `owner` is the JS sandbox, kept alive (with its error factory) until the promise settles.
+  static Napi::Promise Start(const Napi::Object& owner, const Napi::FunctionReference& factory,
+                             std::string virtual_path, Work work, Convert convert) {
+    auto* op = new Operation(owner, factory, std::move(virtual_path), std::move(work), convert);
+    Napi::Promise promise = op->deferred_.Promise();
+    op->Queue();
+    return promise;
+  }
+
+ protected:
+  void Execute() override { result_.emplace(work_()); }
+
+  void OnOK() override {
+    Napi::Env env = Env();
+    Napi::HandleScope scope(env);
+    if (result_->ok()) {
+      deferred_.Resolve(convert_(env, result_->value()));
+    } else {
+      deferred_.Reject(make_error(owner_.Value(), factory_, result_->error(), virtual_path_));
+    }
+  }
+
+  void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
+
+ private:
+  Operation(const Napi::Object& owner, const Napi::FunctionReference& factory,
+            std::string virtual_path, Work work, Convert convert)
+      : Napi::AsyncWorker(owner.Env(), "mount-sandbox"),
+        deferred_(Napi::Promise::Deferred::New(owner.Env())),
+        owner_(Napi::Persistent(owner)),
+        factory_(factory),
+        virtual_path_(std::move(virtual_path)),
+        work_(std::move(work)),
+        convert_(convert) {}
+
+  Napi::Promise::Deferred deferred_;
+  Napi::ObjectReference owner_;
+  const Napi::FunctionReference& factory_;  // owned by the SandboxWrap that owner_ keeps alive
+  std::string virtual_path_;
+  Work work_;
+  Convert convert_;
+  std::optional<msb::Result<T>> result_;
+};
+
+}  // namespace msb_binding

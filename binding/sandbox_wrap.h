@@ -1,0 +1,41 @@
+// The JS-visible native sandbox. Converts arguments, schedules each file operation as one
+// threadpool task, and converts results; all decisions are made in src/.
+#pragma once
+
+#include <napi.h>
+
+#include <memory>
+
+#include "../src/sandbox.h"
+
+namespace msb_binding {
+
+class SandboxWrap : public Napi::ObjectWrap<SandboxWrap> {
+ public:
+  static Napi::Function Define(Napi::Env env);
+  // new NativeSandbox(config, makeError)
+  explicit SandboxWrap(const Napi::CallbackInfo& info);
+
+  const std::shared_ptr<const msb::Sandbox>& core() const { return core_; }
+  const Napi::FunctionReference& error_factory() const { return make_error_; }
+
+ private:
+  Napi::Value Read(const Napi::CallbackInfo& info);
+  Napi::Value ReadBinary(const Napi::CallbackInfo& info);
+  Napi::Value Write(const Napi::CallbackInfo& info);
+  Napi::Value Delete(const Napi::CallbackInfo& info);
+  Napi::Value Exists(const Napi::CallbackInfo& info);
+  Napi::Value List(const Napi::CallbackInfo& info);
+  Napi::Value Stat(const Napi::CallbackInfo& info);
+  Napi::Value CreateSources(const Napi::CallbackInfo& info);
+  Napi::Value Resolve(const Napi::CallbackInfo& info);
+  Napi::Value CheckPath(const Napi::CallbackInfo& info);
+  Napi::Value CheckWritable(const Napi::CallbackInfo& info);
+  Napi::Value Restrict(const Napi::CallbackInfo& info);
+  Napi::Value Config(const Napi::CallbackInfo& info);
+
+  std::shared_ptr<const msb::Sandbox> core_;
+  Napi::FunctionReference make_error_;
+};
+
+}  // namespace msb_binding

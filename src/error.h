@@ -1,0 +1,70 @@
+// Closed set of outcomes the core can report. The core never formats messages that could carry a
+// host path: callers pair an Errc with the virtual path they asked about.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <utility>
+#include <variant>
+
+namespace msb {
+
+enum class Errc : std::uint8_t {
+  ok = 0,
+  not_found,              // no such file or directory
+  invalid_path,           // malformed virtual path (relative, NUL, ...)
+  path_escape,            // `..` climbs above the sandbox root
+  read_only,              // mutation under a read-only mount
+  permission_escalation,  // restrict() asked for more than the parent has
+  symlink_escape,         // a symlink points outside its mount, is absolute, or is a magic link
+  symlink_loop,           // too many symlinks while resolving
+  not_regular_file,       // FIFO, socket, device: never opened for data
+  is_directory,           // a file operation on a directory
+  not_directory,          // a path component is not a directory
+  too_large,              // file exceeds the read limit
+  mount_point,            // mutation of a mount point or of a directory that holds one
+  access_denied,          // the host refused (EACCES/EPERM)
+  already_exists,         // exclusive creation found an entry
+  invalid_config,         // bad root/mount configuration
+  unsupported,            // requested resolver is not available on this kernel
+  io_error,               // anything else the host reported
+};
+
+std::string_view errc_name(Errc code) noexcept;
+
+// Maps an errno from a syscall on sandboxed paths to the closest Errc.
+Errc errc_from_errno(int err) noexcept;
+
+struct Error {
+  Errc code = Errc::io_error;
+  int sys_errno = 0;        // original errno, 0 when the refusal is the sandbox's own
+  std::uint64_t size = 0;   // too_large: actual size
+  std::uint64_t limit = 0;  // too_large: configured limit
+};
+
+// Minimal expected<T, Error>: std::expected needs C++23.
+template <typename T>
+class Result {
+ public:
+  Result(T value) : state_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(Error error) : state_(error) {}         // NOLINT(google-explicit-constructor)
+  Result(Errc code) : state_(Error{code}) {}     // NOLINT(google-explicit-constructor)
+
+  bool ok() const noexcept { return state_.index() == 0; }
+  explicit operator bool() const noexcept { return ok(); }
+  T& value() & { return std::get<0>(state_); }
+  T&& value() && { return std::get<0>(std::move(state_)); }
+  const T& value() const& { return std::get<0>(state_); }
+  const Error& error() const { return std::get<1>(state_); }
+
+ private:
+  std::variant<T, Error> state_;
+};
+
+struct Unit {};
+using Status = Result<Unit>;
+inline Status ok_status() {
+  return Unit{};
+}
+
+}  // namespace msb

@@ -1,0 +1,190 @@
+#include "fs_backend.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace msb {
+namespace {
+
+Error from_errno() {
+  return Error{errc_from_errno(errno), errno};
+}
+
+double to_ms(const statx_timestamp& t) {
+  return static_cast<double>(t.tv_sec) * 1000.0 + static_cast<double>(t.tv_nsec) / 1e6;
+}
+
+Status write_all(int fd, const std::uint8_t* data, std::size_t size) {
+  while (size > 0) {
+    ssize_t n = ::write(fd, data, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return from_errno();
+    }
+    data += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return ok_status();
+}
+
+// Temporary names only need to be unique among concurrent writers; O_EXCL settles collisions.
+std::string temp_name() {
+  static std::atomic<unsigned long long> counter{0};
+  char buf[48];
+  std::snprintf(buf, sizeof(buf), ".msb-%d-%llx.tmp", static_cast<int>(::getpid()),
+                counter.fetch_add(1, std::memory_order_relaxed));
+  return buf;
+}
+
+Result<UniqueFd> create_temp(int dir_fd, std::string& name_out) {
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    name_out = temp_name();
+    int fd = ::openat(dir_fd, name_out.c_str(),
+                      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd >= 0) return UniqueFd(fd);
+    if (errno != EEXIST) return from_errno();
+  }
+  return Error{Errc::already_exists, EEXIST};
+}
+
+}  // namespace
+
+Result<FileInfo> stat_fd(int fd) {
+  struct statx sx;
+  if (::statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_BTIME, &sx) != 0) {
+    return from_errno();
+  }
+  FileInfo info;
+  info.size = sx.stx_size;
+  info.is_directory = S_ISDIR(sx.stx_mode);
+  info.is_file = S_ISREG(sx.stx_mode);
+  info.modified_ms = to_ms(sx.stx_mtime);
+  info.birth_ms = (sx.stx_mask & STATX_BTIME) ? to_ms(sx.stx_btime) : to_ms(sx.stx_ctime);
+  return info;
+}
+
+Result<FileId> file_id(int fd) {
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return from_errno();
+  return FileId{st.st_dev, st.st_ino};
+}
+
+Result<Bytes> read_regular_file(int fd, std::uint64_t limit) {
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return from_errno();
+  if (S_ISDIR(st.st_mode)) return Errc::is_directory;
+  if (!S_ISREG(st.st_mode)) return Errc::not_regular_file;
+  const auto reported = static_cast<std::uint64_t>(st.st_size);
+  if (reported > limit) {
+    Error e{Errc::too_large};
+    e.size = reported;
+    e.limit = limit;
+    return e;
+  }
+  // One spare byte tells us at EOF whether the file grew after fstat; files that report size 0
+  // (procfs-like) grow the buffer in steps, still bounded by `limit`.
+  std::size_t capacity = static_cast<std::size_t>(reported) + 1;
+  if (reported == 0) capacity = 4096;
+  Bytes out;
+  out.data.reset(static_cast<std::uint8_t*>(std::malloc(capacity)));
+  if (!out.data) return Errc::io_error;
+  for (;;) {
+    if (out.size == capacity) {
+      if (out.size > limit) {
+        Error e{Errc::too_large};
+        e.size = out.size;
+        e.limit = limit;
+        return e;
+      }
+      std::size_t grown = capacity * 2;
+      if (grown > limit + 1) grown = static_cast<std::size_t>(limit) + 1;
+      auto* p = static_cast<std::uint8_t*>(std::realloc(out.data.get(), grown));
+      if (!p) return Errc::io_error;
+      out.data.release();
+      out.data.reset(p);
+      capacity = grown;
+    }
+    ssize_t n = ::read(fd, out.data.get() + out.size, capacity - out.size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return from_errno();
+    }
+    if (n == 0) break;
+    out.size += static_cast<std::size_t>(n);
+  }
+  if (out.size > limit) {
+    Error e{Errc::too_large};
+    e.size = out.size;
+    e.limit = limit;
+    return e;
+  }
+  return out;
+}
+
+Result<std::vector<std::string>> read_dir_names(int dir_fd) {
+  // getdents64 directly: fdopendir would take ownership of the descriptor and add a copy.
+  alignas(8) char buf[32768];
+  std::vector<std::string> names;
+  for (;;) {
+    long n = ::syscall(SYS_getdents64, dir_fd, buf, sizeof(buf));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return from_errno();
+    }
+    if (n == 0) break;
+    for (long off = 0; off < n;) {
+      auto* entry = reinterpret_cast<struct dirent64*>(buf + off);
+      const char* name = entry->d_name;
+      if (!(name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0')))) {
+        names.emplace_back(name);
+      }
+      off += entry->d_reclen;
+    }
+  }
+  return names;
+}
+
+Status replace_file(int dir_fd, const std::string& name, const std::uint8_t* data,
+                    std::size_t size) {
+  struct stat old;
+  bool had_file = false;
+  if (::fstatat(dir_fd, name.c_str(), &old, AT_SYMLINK_NOFOLLOW) == 0) {
+    if (S_ISDIR(old.st_mode)) return Errc::is_directory;
+    if (!S_ISREG(old.st_mode) && !S_ISLNK(old.st_mode)) return Errc::not_regular_file;
+    had_file = S_ISREG(old.st_mode);
+  } else if (errno != ENOENT) {
+    return from_errno();
+  }
+  std::string temp;
+  auto created = create_temp(dir_fd, temp);
+  if (!created) return created.error();
+  UniqueFd fd = std::move(created.value());
+  Status st = write_all(fd.get(), data, size);
+  if (st && had_file && ::fchmod(fd.get(), old.st_mode & 07777) != 0) st = from_errno();
+  if (st && ::renameat(dir_fd, temp.c_str(), dir_fd, name.c_str()) != 0) st = from_errno();
+  if (!st) ::unlinkat(dir_fd, temp.c_str(), 0);
+  return st;
+}
+
+Status remove_entry(int dir_fd, const std::string& name) {
+  struct stat st;
+  if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return from_errno();
+  if (S_ISDIR(st.st_mode)) return Errc::is_directory;
+  if (::unlinkat(dir_fd, name.c_str(), 0) != 0) return from_errno();
+  return ok_status();
+}
+
+Status make_dir(int dir_fd, const std::string& name) {
+  if (::mkdirat(dir_fd, name.c_str(), 0777) == 0 || errno == EEXIST) return ok_status();
+  return from_errno();
+}
+
+}  // namespace msb

@@ -1,0 +1,60 @@
+// File operations on descriptors that the resolver already opened beneath a mount. Nothing here
+// takes a path with more than one component: callers hand in a directory descriptor and a name.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "error.h"
+#include "file_id.h"
+#include "unique_fd.h"
+
+namespace msb {
+
+struct FreeDeleter {
+  void operator()(std::uint8_t* p) const noexcept { std::free(p); }
+};
+
+// File contents in one malloc'ed block, so a binding can hand it to its runtime without a copy.
+struct Bytes {
+  std::unique_ptr<std::uint8_t, FreeDeleter> data;
+  std::size_t size = 0;
+};
+
+struct FileInfo {
+  std::uint64_t size = 0;
+  bool is_directory = false;
+  bool is_file = false;
+  double birth_ms = 0;     // creation time where the filesystem records it, else change time
+  double modified_ms = 0;  // milliseconds since the epoch
+};
+
+// Reads a regular file's whole contents from an fd opened O_RDONLY|O_NONBLOCK. Refuses anything
+// that is not a regular file, and anything larger than `limit` before allocating for it.
+Result<Bytes> read_regular_file(int fd, std::uint64_t limit);
+
+Result<FileInfo> stat_fd(int fd);
+
+// Directory entry names (without "." and ".."), unsorted.
+Result<std::vector<std::string>> read_dir_names(int dir_fd);
+
+// Replaces `name` in `dir_fd` with a new regular file holding `data`: written to a temporary in
+// the same directory, then renamed over the old entry, so readers see the old or the new
+// contents, never a mix, and a hard link elsewhere to the old inode is never written through.
+// The old file's permission bits are kept. Refuses to replace directories and special files.
+Status replace_file(int dir_fd, const std::string& name, const std::uint8_t* data,
+                    std::size_t size);
+
+// Removes a non-directory entry (a symlink itself, never what it points to).
+Status remove_entry(int dir_fd, const std::string& name);
+
+// mkdir that treats an existing directory as success.
+Status make_dir(int dir_fd, const std::string& name);
+
+Result<FileId> file_id(int fd);
+
+}  // namespace msb

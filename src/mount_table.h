@@ -1,0 +1,70 @@
+// The mount table: which pinned host directory answers for which virtual subtree, and how a
+// sub-worker's view is derived from its parent's (only ever narrower).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "anchor.h"
+#include "error.h"
+#include "path.h"
+
+namespace msb {
+
+struct MountSpec {
+  std::string source;  // absolute host path
+  std::string target;  // virtual path, e.g. "/cache"
+  bool readonly = false;
+};
+
+struct Mount {
+  VirtualPath target;  // empty for the root mount
+  std::shared_ptr<Anchor> anchor;
+  bool readonly = false;
+};
+
+// Where a virtual path lands: a mount, and the index in the path's parts where the part below
+// that mount's target begins.
+struct Location {
+  const Mount* mount = nullptr;
+  std::size_t rest_begin = 0;
+};
+
+class MountTable {
+ public:
+  // Fails with invalid_config (Error::limit holds the offending mount's index, or SIZE_MAX for
+  // the root) for relative or empty sources, malformed or duplicate targets.
+  static Result<MountTable> create(const std::string& root, bool readonly,
+                                   const std::vector<MountSpec>& mounts);
+
+  Location locate(const VirtualPath& path) const;
+  // Narrows to the subtree at `sub`, optionally read-only. Asking for read-write where the
+  // result would be read-only fails with permission_escalation.
+  Result<MountTable> restrict(const VirtualPath& sub, std::optional<bool> readonly) const;
+
+  // True when `path` is a mount target (other than "/") or a directory above one: such entries
+  // belong to the table, so files may not be written or deleted there.
+  bool holds_mount_point(const VirtualPath& path) const;
+  // Names of the mount targets (or their first component) directly inside directory `dir`.
+  std::vector<std::string> mount_entries_in(const VirtualPath& dir) const;
+
+  // Read-only mounts a restrict() dropped from view. The child cannot name them, but their
+  // sources may still lie inside its root, and must stay read-only there.
+  const std::vector<std::shared_ptr<Anchor>>& hidden_readonly() const noexcept {
+    return hidden_readonly_;
+  }
+
+  const Mount& root() const noexcept { return mounts_.back(); }
+  // Longest target first, the root mount last.
+  const std::vector<Mount>& mounts() const noexcept { return mounts_; }
+
+ private:
+  void sort_mounts();
+  std::vector<Mount> mounts_;
+  std::vector<std::shared_ptr<Anchor>> hidden_readonly_;
+};
+
+}  // namespace msb

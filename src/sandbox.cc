@@ -1,0 +1,251 @@
+#include "sandbox.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+
+namespace msb {
+namespace {
+
+constexpr int kReadFlags = O_RDONLY | O_NONBLOCK | O_NOCTTY;
+constexpr int kDirFlags = O_RDONLY | O_DIRECTORY;
+constexpr int kPathFlags = O_PATH;
+constexpr int kMaxParentWalk = 4096;
+
+bool contains(const std::vector<FileId>& ids, const FileId& id) {
+  return std::find(ids.begin(), ids.end(), id) != ids.end();
+}
+
+}  // namespace
+
+Result<std::shared_ptr<Sandbox>> Sandbox::create(const SandboxOptions& options) {
+  auto table = MountTable::create(options.root, options.readonly, options.mounts);
+  if (!table) return table.error();
+  return std::shared_ptr<Sandbox>(
+      new Sandbox(std::move(table.value()), options.max_read_bytes, options.resolver));
+}
+
+Result<std::shared_ptr<Sandbox>> Sandbox::restrict(std::string_view sub,
+                                                   std::optional<bool> readonly) const {
+  auto path = parse_virtual_path(sub);
+  if (!path) return path.error();
+  auto table = table_.restrict(path.value(), readonly);
+  if (!table) return table.error();
+  return std::shared_ptr<Sandbox>(
+      new Sandbox(std::move(table.value()), max_read_bytes_, resolver_));
+}
+
+Result<Sandbox::Target> Sandbox::locate(std::string_view text) const {
+  auto path = parse_virtual_path(text);
+  if (!path) return path.error();
+  Target target{std::move(path.value()), {}};
+  target.at = table_.locate(target.path);
+  return target;
+}
+
+Result<std::string> Sandbox::host_path(std::string_view text) const {
+  auto target = locate(text);
+  if (!target) return target.error();
+  const Target& t = target.value();
+  std::string out = t.at.mount->anchor->host_path();
+  for (std::size_t i = t.at.rest_begin; i < t.path.parts.size(); ++i) {
+    if (out.empty() || out.back() != '/') out += '/';
+    out += t.path.parts[i];
+  }
+  return out;
+}
+
+Status Sandbox::check_writable(std::string_view text) const {
+  auto target = locate(text);
+  if (!target) return target.error();
+  return writable(target.value());
+}
+
+Status Sandbox::writable(const Target& t) const {
+  if (t.at.mount->readonly) return Errc::read_only;
+  if (t.path.is_root()) return Errc::is_directory;
+  if (table_.holds_mount_point(t.path)) return Errc::mount_point;
+  return ok_status();
+}
+
+Result<UniqueFd> Sandbox::open(const Target& t, int flags) const {
+  auto base = t.at.mount->anchor->fd(resolver_);
+  if (!base) return base.error();
+  return open_beneath(base.value(), t.path.parts, t.at.rest_begin, t.path.parts.size(),
+                      OpenRequest{flags, 0, true}, resolver_);
+}
+
+Result<Bytes> Sandbox::read(std::string_view text) const {
+  auto target = locate(text);
+  if (!target) return target.error();
+  auto fd = open(target.value(), kReadFlags);
+  if (!fd) {
+    if (fd.error().code == Errc::not_found && table_.holds_mount_point(target.value().path)) {
+      return Errc::is_directory;
+    }
+    return fd.error();
+  }
+  return read_regular_file(fd.value().get(), max_read_bytes_);
+}
+
+Result<bool> Sandbox::exists(std::string_view text) const {
+  auto target = locate(text);
+  if (!target) return target.error();
+  auto fd = open(target.value(), kPathFlags);
+  if (fd) return true;
+  const Errc code = fd.error().code;
+  if (code == Errc::not_found || code == Errc::not_directory) {
+    return table_.holds_mount_point(target.value().path);
+  }
+  return fd.error();
+}
+
+Result<FileInfo> Sandbox::stat(std::string_view text) const {
+  auto target = locate(text);
+  if (!target) return target.error();
+  auto fd = open(target.value(), kPathFlags);
+  if (!fd) {
+    if ((fd.error().code == Errc::not_found || fd.error().code == Errc::not_directory) &&
+        table_.holds_mount_point(target.value().path)) {
+      FileInfo synthetic;  // a directory that exists only because a mount lies below it
+      synthetic.is_directory = true;
+      return synthetic;
+    }
+    return fd.error();
+  }
+  return stat_fd(fd.value().get());
+}
+
+Result<std::vector<std::string>> Sandbox::list(std::string_view text) const {
+  auto target = locate(text);
+  if (!target) return target.error();
+  const Target& t = target.value();
+  std::vector<std::string> names = table_.mount_entries_in(t.path);
+  auto fd = open(t, kDirFlags);
+  if (fd) {
+    auto entries = read_dir_names(fd.value().get());
+    if (!entries) return entries.error();
+    names.insert(names.end(), entries.value().begin(), entries.value().end());
+  } else {
+    const Errc code = fd.error().code;
+    const bool virtual_dir =
+        !names.empty() && (code == Errc::not_found || code == Errc::not_directory);
+    if (!virtual_dir) return fd.error();
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
+Status Sandbox::write(std::string_view text, const std::uint8_t* data, std::size_t size) const {
+  auto target = locate(text);
+  if (!target) return target.error();
+  const Target& t = target.value();
+  if (auto st = writable(t); !st) return st;
+  auto dir = open_parent_for_change(t, true);
+  if (!dir) return dir.error();
+  return replace_file(dir.value().get(), t.path.parts.back(), data, size);
+}
+
+Status Sandbox::remove(std::string_view text) const {
+  auto target = locate(text);
+  if (!target) return target.error();
+  const Target& t = target.value();
+  if (auto st = writable(t); !st) return st;
+  auto dir = open_parent_for_change(t, false);
+  if (!dir) return dir.error();
+  return remove_entry(dir.value().get(), t.path.parts.back());
+}
+
+Result<UniqueFd> Sandbox::open_parent_for_change(const Target& t, bool create_missing) const {
+  const Mount& mount = *t.at.mount;
+  auto base = mount.anchor->fd(resolver_);
+  if (!base) return base.error();
+  const std::size_t end = t.path.parts.size() - 1;
+  const OpenRequest dir_request{kPathFlags | O_DIRECTORY, 0, true};
+  auto dir = open_beneath(base.value(), t.path.parts, t.at.rest_begin, end, dir_request, resolver_);
+  if (!dir && dir.error().code == Errc::not_found && create_missing) {
+    dir = make_parents(mount, base.value(), t.path.parts, t.at.rest_begin, end);
+  }
+  if (!dir) return dir.error();
+  if (auto st = check_nearest_mount_writable(dir.value().get(), mount); !st) return st.error();
+  return dir;
+}
+
+Result<UniqueFd> Sandbox::make_parents(const Mount& mount, int base,
+                                       const std::vector<std::string>& parts, std::size_t begin,
+                                       std::size_t end) const {
+  const OpenRequest dir_request{kPathFlags | O_DIRECTORY, 0, true};
+  // Each prefix is resolved from the mount's own descriptor, so symlinks get exactly the
+  // treatment they get on the normal path; every directory we create in is checked first.
+  Result<UniqueFd> dir = Errc::not_found;
+  for (std::size_t i = begin; i < end; ++i) {
+    auto next = open_beneath(base, parts, begin, i + 1, dir_request, resolver_);
+    if (!next && next.error().code == Errc::not_found) {
+      auto parent = open_beneath(base, parts, begin, i, dir_request, resolver_);
+      if (!parent) return parent.error();
+      if (auto st = check_nearest_mount_writable(parent.value().get(), mount); !st) {
+        return st.error();
+      }
+      if (auto st = make_dir(parent.value().get(), parts[i]); !st) return st.error();
+      next = open_beneath(base, parts, begin, i + 1, dir_request, resolver_);
+    }
+    if (!next) return next.error();
+    dir = std::move(next);
+  }
+  return dir;
+}
+
+Status Sandbox::check_nearest_mount_writable(int dir_fd, const Mount& mount) const {
+  if (mount.readonly) return Errc::read_only;
+  std::vector<FileId> readonly_ids;
+  std::vector<FileId> writable_ids;
+  auto note = [&](const Anchor& anchor, bool readonly) {
+    if (!anchor.fd(resolver_)) return;  // an unopenable source cannot contain this directory
+    (readonly ? readonly_ids : writable_ids).push_back(anchor.id());
+  };
+  for (const Mount& m : table_.mounts()) note(*m.anchor, m.readonly);
+  for (const auto& hidden : table_.hidden_readonly()) note(*hidden, true);
+  if (readonly_ids.empty()) return ok_status();
+
+  // Walk up from the directory: the nearest enclosing mount source decides, so a read-only
+  // source that also lies inside a writable one stays read-only however it was reached.
+  auto id = file_id(dir_fd);
+  if (!id) return id.error();
+  UniqueFd current;
+  int cur = dir_fd;
+  for (int depth = 0; depth < kMaxParentWalk; ++depth) {
+    if (contains(readonly_ids, id.value())) return Errc::read_only;
+    if (contains(writable_ids, id.value())) return ok_status();
+    UniqueFd parent(::openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!parent.valid()) return Error{errc_from_errno(errno), errno};
+    auto parent_id = file_id(parent.get());
+    if (!parent_id) return parent_id.error();
+    if (parent_id.value() == id.value()) return ok_status();  // reached "/"
+    current = std::move(parent);
+    cur = current.get();
+    id = parent_id;
+  }
+  return Errc::io_error;
+}
+
+Status Sandbox::create_sources() const {
+  for (const Mount& m : table_.mounts()) {
+    const std::string& host = m.anchor->host_path();
+    std::string prefix;
+    std::size_t pos = 0;
+    while (pos != std::string::npos) {
+      pos = host.find('/', pos + 1);
+      prefix = host.substr(0, pos);
+      if (prefix.empty()) continue;
+      if (::mkdir(prefix.c_str(), 0777) != 0 && errno != EEXIST) {
+        return Error{errc_from_errno(errno), errno};
+      }
+    }
+  }
+  return ok_status();
+}
+
+}  // namespace msb
