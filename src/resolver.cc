@@ -135,12 +135,13 @@ class Walker {
     UniqueFd fd(::openat(current(), name.c_str(), flags, request_.mode));
     if (!fd.valid()) {
       // O_NOFOLLOW on a symlink fails with ELOOP unless O_PATH; O_CREAT|O_EXCL reports EEXIST.
-      if (errno == ELOOP && request_.follow_final) {
+      // A final symlink fails with ELOOP (O_NOFOLLOW), or ENOTDIR when O_DIRECTORY is asked.
+      const int err = errno;
+      if ((err == ELOOP || err == ENOTDIR) && request_.follow_final) {
         auto target = read_link(current(), name.c_str());
-        if (!target) return target.error();
-        return expand_link(target.value());
+        if (target) return expand_link(target.value());
       }
-      return Error{errc_from_errno(errno), errno};
+      return Error{errc_from_errno(err), err};
     }
     if (request_.flags & O_PATH) {
       struct stat st;
@@ -196,9 +197,11 @@ Result<UniqueFd> open_beneath(int base, const std::vector<std::string>& parts, s
   if (opened.fd.valid()) return std::move(opened.fd);
   switch (opened.err) {
     case EXDEV: return Error{Errc::symlink_escape, EXDEV};
-    // ELOOP covers loops, magic links and refused final links alike, and EAGAIN means the
-    // kernel gave up under rename pressure: the walk tells these apart with the same rules.
+    // ELOOP covers loops, magic links and refused final links alike, ENOTDIR also stands for a
+    // link where O_DIRECTORY was asked, and EAGAIN means the kernel gave up under rename
+    // pressure: the walk tells these apart with the same rules.
     case ELOOP:
+    case ENOTDIR:
     case EAGAIN: return open_with_walk(base, parts, begin, end, request);
     default: return Error{errc_from_errno(opened.err), opened.err};
   }
