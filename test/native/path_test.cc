@@ -140,16 +140,8 @@ TEST(ParseVirtualPath, OverLongPaths) {
   // Build a path of exactly `length` bytes out of legal names.
   auto path_of_length = [](std::size_t length) {
     std::string out;
-    while (out.size() < length) {
-      std::size_t room = length - out.size() - 1;  // minus the slash
-      if (room == 0) {
-        out += "/x";  // cannot end on a bare slash with room 0: extend the previous name
-        out.erase(out.size() - 2, 1);
-        continue;
-      }
-      out += '/';
-      out += std::string(room < 100 ? room : 100, 'p');
-    }
+    while (length - out.size() > 201) out += "/" + std::string(100, 'p');
+    out += "/" + std::string(length - out.size() - 1, 'q');  // 1..200 bytes
     return out;
   };
   const std::string fits = path_of_length(PATH_MAX - 1);
