@@ -25,7 +25,8 @@ std::vector<std::string> parts_of(std::string_view text) {
 
 std::string normalized(std::string_view text) {
   auto parsed = parse_virtual_path(text);
-  if (!parsed.ok()) return std::string("<") + std::string(msb::errc_name(parsed.error().code)) + ">";
+  if (!parsed.ok())
+    return std::string("<") + std::string(msb::errc_name(parsed.error().code)) + ">";
   return parsed.value().str();
 }
 
@@ -44,7 +45,8 @@ TEST(ParseVirtualPath, NormalizesDotsAndSlashes) {
 }
 
 TEST(ParseVirtualPath, RootSpellings) {
-  for (std::string_view text : {"/", "//", "///", "/.", "/./", "/a/..", "/a/b/../..", "/./a/../."}) {
+  for (std::string_view text :
+       {"/", "//", "///", "/.", "/./", "/a/..", "/a/b/../..", "/./a/../."}) {
     auto parsed = parse_virtual_path(text);
     ASSERT_TRUE(parsed.ok()) << text;
     EXPECT_TRUE(parsed.value().is_root()) << text;
@@ -74,19 +76,19 @@ TEST(ParseVirtualPath, NulByteIsInvalid) {
 
 TEST(ParseVirtualPath, IllFormedUtf8IsInvalid) {
   const std::vector<std::string> bad = {
-      "/\xff",              // never valid in UTF-8
-      "/a\xfe",             //
-      "/\x80",              // lone continuation byte
-      "/\xC0\xAF",          // overlong '/'
-      "/\xC1\xBF",          // overlong 2-byte
-      "/\xE0\x80\xAF",      // overlong 3-byte '/'
-      "/\xF0\x80\x80\xAF",  // overlong 4-byte '/'
-      "/\xE2\x82",          // truncated 3-byte sequence
-      "/\xE2\x82/x",        // truncated, followed by more text
-      "/\xF4\x90\x80\x80",  // above U+10FFFF
-      "/\xF8\x88\x80\x80\x80",  // 5-byte form
-      "/\xED\xA0\x80",      // encoded surrogate U+D800 (CESU/WTF-8)
-      "/\xED\xBF\xBF",      // encoded surrogate U+DFFF
+      "/\xff",                      // never valid in UTF-8
+      "/a\xfe",                     //
+      "/\x80",                      // lone continuation byte
+      "/\xC0\xAF",                  // overlong '/'
+      "/\xC1\xBF",                  // overlong 2-byte
+      "/\xE0\x80\xAF",              // overlong 3-byte '/'
+      "/\xF0\x80\x80\xAF",          // overlong 4-byte '/'
+      "/\xE2\x82",                  // truncated 3-byte sequence
+      "/\xE2\x82/x",                // truncated, followed by more text
+      "/\xF4\x90\x80\x80",          // above U+10FFFF
+      "/\xF8\x88\x80\x80\x80",      // 5-byte form
+      "/\xED\xA0\x80",              // encoded surrogate U+D800 (CESU/WTF-8)
+      "/\xED\xBF\xBF",              // encoded surrogate U+DFFF
       "/\xED\xA0\xBD\xED\xB8\x80",  // surrogate pair spelled as two 3-byte sequences
   };
   for (const auto& text : bad) {
@@ -98,15 +100,15 @@ TEST(ParseVirtualPath, IllFormedUtf8IsInvalid) {
 
 TEST(ParseVirtualPath, WellFormedUtf8IsAccepted) {
   const std::vector<std::string> good = {
-      "/caf\xC3\xA9",        // é
-      "/\xE2\x82\xAC",       // €
-      "/\xED\x9F\xBF",       // U+D7FF, just below the surrogates
-      "/\xEE\x80\x80",       // U+E000, just above them
-      "/\xF0\x9F\x98\x80",   // U+1F600
-      "/\xF4\x8F\xBF\xBF",   // U+10FFFF
-      "/\xC2\x80",           // U+0080, smallest 2-byte
-      "/\xE0\xA0\x80",       // U+0800, smallest 3-byte
-      "/\xF0\x90\x80\x80",   // U+10000, smallest 4-byte
+      "/caf\xC3\xA9",       // é
+      "/\xE2\x82\xAC",      // €
+      "/\xED\x9F\xBF",      // U+D7FF, just below the surrogates
+      "/\xEE\x80\x80",      // U+E000, just above them
+      "/\xF0\x9F\x98\x80",  // U+1F600
+      "/\xF4\x8F\xBF\xBF",  // U+10FFFF
+      "/\xC2\x80",          // U+0080, smallest 2-byte
+      "/\xE0\xA0\x80",      // U+0800, smallest 3-byte
+      "/\xF0\x90\x80\x80",  // U+10000, smallest 4-byte
   };
   for (const auto& text : good) {
     auto parsed = parse_virtual_path(text);
@@ -117,8 +119,8 @@ TEST(ParseVirtualPath, WellFormedUtf8IsAccepted) {
 }
 
 TEST(ParseVirtualPath, DotDotAboveRootEscapes) {
-  for (std::string_view text : {"/..", "/../", "/../a", "/a/../..", "/a/b/../../..", "//..//a",
-                                "/./..", "/a/../../a"}) {
+  for (std::string_view text :
+       {"/..", "/../", "/../a", "/a/../..", "/a/b/../../..", "//..//a", "/./..", "/a/../../a"}) {
     EXPECT_EQ(code_of(parse_virtual_path(text)), Errc::path_escape) << text;
   }
 }
@@ -181,9 +183,26 @@ TEST(ParseMountTarget, OneTrailingSlashIsTolerated) {
 
 TEST(ParseMountTarget, RejectsAnythingNotInNormalForm) {
   const std::vector<std::string> bad = {
-      "/",        "//",      "//data",  "/data//", "/a//b",  "/a/../b", "/a/./b", "/./a",
-      "/..",      "/a/..",   "/.",      "data",    "",       "./data",  "a/b",    "/data/.",
-      "/\xff",    "/\xED\xA0\x80",      std::string("/a\0b", 4),        "/" + std::string(NAME_MAX + 1, 'n'),
+      "/",
+      "//",
+      "//data",
+      "/data//",
+      "/a//b",
+      "/a/../b",
+      "/a/./b",
+      "/./a",
+      "/..",
+      "/a/..",
+      "/.",
+      "data",
+      "",
+      "./data",
+      "a/b",
+      "/data/.",
+      "/\xff",
+      "/\xED\xA0\x80",
+      std::string("/a\0b", 4),
+      "/" + std::string(NAME_MAX + 1, 'n'),
   };
   for (const auto& text : bad) {
     auto parsed = parse_mount_target(text);

@@ -51,8 +51,8 @@ class TempDir {
  public:
   TempDir() {
     const char* env = std::getenv("TMPDIR");
-    std::string pattern = std::string(env != nullptr && *env != '\0' ? env : "/tmp") +
-                          "/msb-test-XXXXXX";
+    std::string pattern =
+        std::string(env != nullptr && *env != '\0' ? env : "/tmp") + "/msb-test-XXXXXX";
     std::vector<char> buf(pattern.begin(), pattern.end());
     buf.push_back('\0');
     if (::mkdtemp(buf.data()) == nullptr) {

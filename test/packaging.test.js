@@ -1,0 +1,34 @@
+'use strict';
+
+// The package as consumers load it: by name, from ESM and CommonJS, and typed for strict TS.
+const path = require('path');
+const { execFileSync } = require('child_process');
+
+const ROOT = path.join(__dirname, '..');
+
+test('a strict TypeScript consumer compiles against the published types', () => {
+  const tsc = require.resolve('typescript/bin/tsc');
+  // "mount-sandbox" resolves through package.json "exports" (self-reference), as it would once
+  // installed.
+  const out = execFileSync(process.execPath, [tsc, '-p', path.join(__dirname, 'types')], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  }).trim();
+  expect(out).toBe('');
+});
+
+test('ESM import and CommonJS require give the same classes', () => {
+  const script = `
+    import * as esm from 'mount-sandbox';
+    import { createRequire } from 'node:module';
+    const cjs = createRequire(import.meta.url)('mount-sandbox');
+    const sandbox = await esm.createTestSandbox();
+    const err = await sandbox.read('/missing').catch((e) => e);
+    console.log(JSON.stringify([esm.NotFoundError === cjs.NotFoundError, err instanceof cjs.NotFoundError, err.code]));
+  `;
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  expect(JSON.parse(out)).toEqual([true, true, 'NOT_FOUND']);
+});
