@@ -22,12 +22,22 @@
 
 #include "error.h"
 #include "fs_backend.h"
+#include "resolver.h"
 
 namespace msb {
 
 // gtest finds these by ADL, so failures print "READ_ONLY" rather than a raw byte.
 inline void PrintTo(Errc code, std::ostream* os) {
   *os << errc_name(code);
+}
+
+inline void PrintTo(ResolverKind kind, std::ostream* os) {
+  switch (kind) {
+    case ResolverKind::automatic: *os << "automatic"; return;
+    case ResolverKind::openat2: *os << "openat2"; return;
+    case ResolverKind::walk: *os << "walk"; return;
+  }
+  *os << "ResolverKind(" << static_cast<int>(kind) << ")";
 }
 
 }  // namespace msb
@@ -108,7 +118,7 @@ inline std::vector<std::string> tree(const fs::path& dir) {
   std::error_code ec;
   for (auto it = fs::recursive_directory_iterator(dir, ec);
        !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    out.push_back(fs::relative(it->path(), dir).string());
+    out.push_back(it->path().lexically_relative(dir).string());
   }
   std::sort(out.begin(), out.end());
   return out;

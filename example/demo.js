@@ -1,0 +1,76 @@
+'use strict';
+
+// `npm start`: a worker and a sub-worker on the bundled example project, with real reads and
+// writes and a series of escape attempts, each refused with the message a model would see.
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { execFileSync } = require('child_process');
+const { createMountSandbox, isSandboxError, openat2Supported } = require('../lib');
+
+function copyExample() {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'mount-sandbox-demo-'));
+  fs.cpSync(path.join(__dirname, 'project'), path.join(work, 'project'), { recursive: true });
+  fs.cpSync(path.join(__dirname, 'cache'), path.join(work, 'cache'), { recursive: true });
+  // Hostile plants an agent might find in a cloned repository.
+  fs.symlinkSync('/etc/passwd', path.join(work, 'project', 'passwd-link'));
+  fs.symlinkSync('../../cache', path.join(work, 'project', 'src', 'sneaky'));
+  execFileSync('mkfifo', [path.join(work, 'project', 'hang.fifo')]);
+  return work;
+}
+
+async function step(label, action) {
+  try {
+    const result = await action();
+    const shown = typeof result === 'string' ? JSON.stringify(result.trim()) : JSON.stringify(result);
+    console.log(`  ok       ${label}${result === undefined ? '' : ` -> ${shown}`}`);
+  } catch (err) {
+    if (!isSandboxError(err)) throw err;
+    console.log(`  refused  ${label}\n           ${err.code}: ${err.toLLMMessage()}`);
+  }
+}
+
+async function main() {
+  const work = copyExample();
+  try {
+    const sandbox = createMountSandbox({
+      root: path.join(work, 'project'),
+      mounts: [{ source: path.join(work, 'cache'), target: '/cache', readonly: true }],
+    });
+    console.log(`mount-sandbox demo (resolver: ${openat2Supported() ? 'openat2' : 'component walk'})`);
+    console.log('main worker: / = example project (read-write), /cache = package cache (read-only)\n');
+    await step('list /', () => sandbox.list('/'));
+    await step('read /src/app.ts', () => sandbox.read('/src/app.ts'));
+    await step('write /out/summary.md', () => sandbox.write('/out/summary.md', '# Summary\nThe app greets.\n'));
+    await step('read /out/summary.md', () => sandbox.read('/out/summary.md'));
+    await step('read /cache/packages.json', () => sandbox.read('/cache/packages.json'));
+
+    console.log('\nescape attempts by the main worker:');
+    await step('read /../../etc/passwd', () => sandbox.read('/../../etc/passwd'));
+    await step('read /passwd-link (symlink to /etc/passwd)', () => sandbox.read('/passwd-link'));
+    await step('read /hang.fifo (would block a naive reader forever)', () => sandbox.read('/hang.fifo'));
+    await step('write /cache/packages.json (read-only mount)', () => sandbox.write('/cache/packages.json', '{}'));
+    await step('delete /cache (a mount point)', () => sandbox.delete('/cache'));
+    await step('read relative path src/app.ts', () => sandbox.read('src/app.ts'));
+
+    const reviewer = sandbox.restrict({ restrict: '/src', readonly: true });
+    console.log('\nsub-worker "reviewer": restrict /src, read-only');
+    await step('list /', () => reviewer.list('/'));
+    await step('read /app.ts', () => reviewer.read('/app.ts'));
+    await step('read /../secrets/api-key.txt', () => reviewer.read('/../secrets/api-key.txt'));
+    await step('exists /secrets/api-key.txt', () => reviewer.exists('/secrets/api-key.txt'));
+    await step('read /sneaky/packages.json (symlink out of its subtree)', () => reviewer.read('/sneaky/packages.json'));
+    await step('write /app.ts', () => reviewer.write('/app.ts', 'pwned'));
+    await step('restrict({ readonly: false }) (escalation)', () => reviewer.restrict({ readonly: false }));
+
+    const unchanged = fs.readFileSync(path.join(work, 'project', 'src', 'app.ts'), 'utf8').includes('greet');
+    console.log(`\nhost check: src/app.ts unchanged: ${unchanged}; out/summary.md written: ${fs.existsSync(path.join(work, 'project', 'out', 'summary.md'))}`);
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
