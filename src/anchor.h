@@ -38,6 +38,9 @@ class Anchor {
   // Identity of the pinned directory; valid once fd() has succeeded.
   FileId id() const noexcept { return id_; }
   const std::string& host_path() const noexcept { return host_path_; }
+  // The configured source this anchor was cut from (itself when it is one). A restricted root
+  // is only a subtree of that source, not a boundary of its own.
+  const Anchor& origin() const noexcept { return parent_ ? parent_->origin() : *this; }
 
  private:
   Anchor() = default;

@@ -206,12 +206,21 @@ Status Sandbox::check_nearest_mount_writable(int dir_fd, const Mount& mount) con
     if (!anchor.fd(resolver_)) return;  // an unopenable source cannot contain this directory
     (readonly ? readonly_ids : writable_ids).push_back(anchor.id());
   };
-  for (const Mount& m : table_.mounts()) note(*m.anchor, m.readonly);
+  // Writable boundaries are configured sources only: a restricted root inside a read-only
+  // source must not stop the walk before it reaches that source.
+  for (const Mount& m : table_.mounts()) {
+    if (m.readonly) {
+      note(*m.anchor, true);
+    } else if (m.anchor->fd(resolver_)) {
+      note(m.anchor->origin(), false);
+    }
+  }
   for (const auto& hidden : table_.hidden_readonly()) note(*hidden, true);
   if (readonly_ids.empty()) return ok_status();
 
-  // Walk up from the directory: the nearest enclosing mount source decides, so a read-only
-  // source that also lies inside a writable one stays read-only however it was reached.
+  // Walk up from the directory: the nearest enclosing mount source decides (read-only wins
+  // when a directory is both), so a read-only source that also lies inside a writable one
+  // stays read-only however it was reached.
   auto id = file_id(dir_fd);
   if (!id) return id.error();
   UniqueFd current;

@@ -273,6 +273,18 @@ describe.each(RESOLVERS)('attacks with the %s resolver', (resolver) => {
       await expectRefused(viaMount.write('/x', 'x'), ReadOnlyError);
     });
 
+    test('through a sub-worker rooted strictly inside the read-only source', async () => {
+      write(path.join(root, 'protected/deeper/nested.txt'), 'keep2');
+      const child = ro.restrict({ restrict: '/protected/deeper' });
+      expect(await child.read('/nested.txt')).toBe('keep2');
+      await expectRefused(child.write('/x', 'x'), ReadOnlyError);
+      await expectRefused(child.write('/nested.txt', 'changed'), ReadOnlyError);
+      await expectRefused(child.delete('/nested.txt'), ReadOnlyError);
+      expect(fs.readdirSync(path.join(root, 'protected/deeper'))).toEqual(['nested.txt']);
+      expect(fs.readFileSync(path.join(root, 'protected/deeper/nested.txt'), 'utf8')).toBe('keep2');
+      fs.rmSync(path.join(root, 'protected/deeper'), { recursive: true });
+    });
+
     test('mount points themselves cannot be replaced or removed', async () => {
       const s = createMountSandbox({
         root,
