@@ -152,12 +152,20 @@ function removeTestRoots() {
   testRoots.clear();
 }
 
+// Test runners stop their workers with SIGTERM, and Node skips 'exit' then. Clean up, and if no
+// one else handles the signal, die of it as Node would have without this listener.
+function onTerminationSignal(signal) {
+  removeTestRoots();
+  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+}
+
 // A read-write sandbox over a fresh directory in the OS temp dir, removed when the process exits.
 async function createTestSandbox() {
   const root = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'mount-sandbox-test-'));
   testRoots.add(root);
   if (!cleanupRegistered) {
     process.once('exit', removeTestRoots);
+    for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.once(signal, onTerminationSignal);
     cleanupRegistered = true;
   }
   return createMountSandbox({ root });
