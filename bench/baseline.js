@@ -66,11 +66,11 @@ class BaselineSandbox {
   locate(p) {
     const virtual = normalizeVirtual(p);
     let mount = this.rootMount;
-    let rest = virtual;
+    let rest = virtual.slice(1); // relative to the mount's source, '' for the mount point itself
     for (const m of this.mounts) {
       if (virtual === m.target || virtual.startsWith(m.target + '/')) {
         mount = m;
-        rest = virtual.slice(m.target.length) || '/';
+        rest = virtual.slice(m.target.length + 1);
         break;
       }
     }

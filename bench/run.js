@@ -8,7 +8,7 @@
 //
 //   --json      print machine-readable results instead of the table
 //   --time=MS   time budget per measurement (default 1000)
-//   --rounds=N  repeat every throughput measurement N times and keep the best (default 1)
+//   --rounds=N  repeat every throughput measurement N times and keep the best (default 2)
 //
 // Peak-RSS figures for readBinary come from child processes (this file run with --rss-child),
 // one per implementation, so neither measurement pollutes the other. The process always exits 0:
@@ -36,11 +36,11 @@ const RSS_SLACK = 0.2; // readBinary target: peak growth <= size * (1 + RSS_SLAC
 const IMPLS = ['addon', 'baseline'];
 
 function parseArgs(argv) {
-  const opts = { json: false, timeMs: 1000, rounds: 1 };
+  const opts = { json: false, timeMs: 1000, rounds: 2 };
   for (const arg of argv) {
     if (arg === '--json') opts.json = true;
     else if (arg.startsWith('--time=')) opts.timeMs = Math.max(50, Number(arg.slice(7)) || 1000);
-    else if (arg.startsWith('--rounds=')) opts.rounds = Math.max(1, Math.floor(Number(arg.slice(9)) || 1));
+    else if (arg.startsWith('--rounds=')) opts.rounds = Math.max(1, Math.floor(Number(arg.slice(9)) || 2));
     else if (arg === '--help' || arg === '-h') {
       process.stdout.write('usage: node bench/run.js [--json] [--time=MS] [--rounds=N]\n');
       process.exit(0);
@@ -386,6 +386,7 @@ async function main() {
     resolverSetting: process.env.MOUNT_SANDBOX_RESOLVER || 'auto',
     tmpdir: os.tmpdir(),
     tmpdirFs: fsTypeName(os.tmpdir()),
+    loadavg1m: os.loadavg()[0],
     timeMs: opts.timeMs,
     rounds: opts.rounds,
   };
@@ -403,6 +404,9 @@ async function main() {
       `UV_THREADPOOL_SIZE=${meta.uvThreadpoolSize}; tmpdir ${meta.tmpdir} (${meta.tmpdirFs})`,
   );
   log(`budget ${opts.timeMs} ms per measurement after ${opts.warmupMs} ms warm-up, best of ${opts.rounds} round(s)`);
+  if (meta.loadavg1m >= meta.cpus) {
+    log(`note: 1-minute load average ${meta.loadavg1m.toFixed(2)} on ${meta.cpus} CPUs at start; figures may be noisy`);
+  }
   log();
 
   const base = fs.mkdtempSync(path.join(os.tmpdir(), 'mount-sandbox-bench-'));
@@ -443,7 +447,7 @@ async function main() {
       row.ratio = row.addon && row.baseline ? row.addon / row.baseline : undefined;
       row.met = row.ratio !== undefined && row.ratio >= sc.target;
       results.push(row);
-      if (!opts.json) process.stderr.write(`  done: ${sc.label}\n`);
+      if (!opts.json && process.stderr.isTTY) process.stderr.write(`  done: ${sc.label}\n`);
     }
 
     for (const impl of IMPLS) rss[impl] = measureRss(impl, fixtures[impl]);

@@ -51,6 +51,11 @@ msb::SandboxOptions options_from(const Napi::Object& config) {
   return options;
 }
 
+// A Napi::Value, so that Object::Set does not take the std::string overload and convert twice.
+Napi::Value text_value(Napi::Env env, const std::string& text) {
+  return Napi::String::New(env, text);
+}
+
 Napi::Value to_undefined(Napi::Env env, msb::Unit&) {
   return env.Undefined();
 }
@@ -71,7 +76,9 @@ Napi::Value to_buffer(Napi::Env env, msb::Bytes& bytes) {
 
 Napi::Value to_names(Napi::Env env, std::vector<std::string>& names) {
   Napi::Array out = Napi::Array::New(env, names.size());
-  for (uint32_t i = 0; i < names.size(); ++i) out.Set(i, Napi::String::New(env, names[i]));
+  for (uint32_t i = 0; i < names.size(); ++i) {
+    out.Set(i, text_value(env, names[i]));
+  }
   return out;
 }
 
@@ -86,6 +93,20 @@ Napi::Value to_info(Napi::Env env, msb::FileInfo& info) {
 }
 
 }  // namespace
+
+// Settles a promise on the spot with what the core answered without blocking.
+template <typename T>
+Napi::Promise SandboxWrap::SettleNow(msb::Result<T>& result, const std::string& path,
+                                     Napi::Value (*convert)(Napi::Env, T&)) {
+  Napi::Env env = Env();
+  auto deferred = Napi::Promise::Deferred::New(env);
+  if (result.ok()) {
+    deferred.Resolve(convert(env, result.value()));
+  } else {
+    deferred.Reject(make_error(Value(), make_error_, result.error(), path));
+  }
+  return deferred.Promise();
+}
 
 Napi::Function SandboxWrap::Define(Napi::Env env) {
   Napi::Function ctor =
@@ -124,6 +145,7 @@ SandboxWrap::SandboxWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Sand
 
 Napi::Value SandboxWrap::Read(const Napi::CallbackInfo& info) {
   std::string path = string_arg(info, 0);
+  if (auto now = core_->read_now(path)) return SettleNow(*now, path, to_text);
   auto core = core_;
   return Operation<msb::Bytes>::Start(
       Value(), make_error_, path, [core, path] { return core->read(path); }, to_text);
@@ -131,6 +153,7 @@ Napi::Value SandboxWrap::Read(const Napi::CallbackInfo& info) {
 
 Napi::Value SandboxWrap::ReadBinary(const Napi::CallbackInfo& info) {
   std::string path = string_arg(info, 0);
+  if (auto now = core_->read_now(path)) return SettleNow(*now, path, to_buffer);
   auto core = core_;
   return Operation<msb::Bytes>::Start(
       Value(), make_error_, path, [core, path] { return core->read(path); }, to_buffer);
@@ -166,6 +189,7 @@ Napi::Value SandboxWrap::Delete(const Napi::CallbackInfo& info) {
 
 Napi::Value SandboxWrap::Exists(const Napi::CallbackInfo& info) {
   std::string path = string_arg(info, 0);
+  if (auto now = core_->exists_now(path)) return SettleNow(*now, path, to_boolean);
   auto core = core_;
   return Operation<bool>::Start(
       Value(), make_error_, path, [core, path] { return core->exists(path); }, to_boolean);
@@ -180,6 +204,7 @@ Napi::Value SandboxWrap::List(const Napi::CallbackInfo& info) {
 
 Napi::Value SandboxWrap::Stat(const Napi::CallbackInfo& info) {
   std::string path = string_arg(info, 0);
+  if (auto now = core_->stat_now(path)) return SettleNow(*now, path, to_info);
   auto core = core_;
   return Operation<msb::FileInfo>::Start(
       Value(), make_error_, path, [core, path] { return core->stat(path); }, to_info);
@@ -230,21 +255,21 @@ Napi::Value SandboxWrap::Config(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const msb::MountTable& table = core_->table();
   Napi::Object out = Napi::Object::New(env);
-  out.Set("root", Napi::String::New(env, table.root().anchor->host_path()));
+  out.Set("root", text_value(env, table.root().anchor->host_path()));
   out.Set("readonly", Napi::Boolean::New(env, table.root().readonly));
   Napi::Array mounts = Napi::Array::New(env);
   uint32_t n = 0;
   for (const msb::Mount& m : table.mounts()) {
     if (m.target.is_root()) continue;
     Napi::Object mount = Napi::Object::New(env);
-    mount.Set("source", Napi::String::New(env, m.anchor->host_path()));
-    mount.Set("target", Napi::String::New(env, m.target.str()));
+    mount.Set("source", text_value(env, m.anchor->host_path()));
+    mount.Set("target", text_value(env, m.target.str()));
     mount.Set("readonly", Napi::Boolean::New(env, m.readonly));
     mounts.Set(n++, mount);
   }
   out.Set("mounts", mounts);
   out.Set("maxReadBytes", Napi::Number::New(env, static_cast<double>(core_->max_read_bytes())));
-  out.Set("resolver", Napi::String::New(env, resolver_name(core_->resolver())));
+  out.Set("resolver", text_value(env, resolver_name(core_->resolver())));
   return out;
 }
 

@@ -34,6 +34,10 @@ class SandboxWrap : public Napi::ObjectWrap<SandboxWrap> {
   Napi::Value Restrict(const Napi::CallbackInfo& info);
   Napi::Value Config(const Napi::CallbackInfo& info);
 
+  template <typename T>
+  Napi::Promise SettleNow(msb::Result<T>& result, const std::string& path,
+                          Napi::Value (*convert)(Napi::Env, T&));
+
   std::shared_ptr<const msb::Sandbox> core_;
   Napi::FunctionReference make_error_;
 };

@@ -10,6 +10,13 @@ const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: 'inherit'
 
 try {
   run(process.execPath, [require.resolve('jest/bin/jest')]);
+  // The security and race suites run both resolvers themselves; the contract suite runs again
+  // with the fallback resolver as every sandbox's default.
+  execFileSync(process.execPath, [require.resolve('jest/bin/jest'), 'test/conformance.test.js'], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, MOUNT_SANDBOX_RESOLVER: 'walk' },
+  });
   run(process.execPath, [path.join(__dirname, 'native-tests.js')]);
 } catch (err) {
   process.exitCode = err.status || 1;

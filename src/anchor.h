@@ -35,6 +35,8 @@ class Anchor {
   // The pinned descriptor, opening it if this is the first use. A failure is not remembered:
   // the directory may be created later.
   Result<int> fd(ResolverKind kind) const;
+  // The descriptor if already pinned, else -1: for callers that must not block.
+  int pinned_fd() const noexcept { return fd_.load(std::memory_order_acquire); }
   // Identity of the pinned directory; valid once fd() has succeeded.
   FileId id() const noexcept { return id_; }
   const std::string& host_path() const noexcept { return host_path_; }

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -57,9 +58,10 @@ Result<UniqueFd> create_temp(int dir_fd, std::string& name_out) {
 
 }  // namespace
 
-Result<FileInfo> stat_fd(int fd) {
+Result<FileInfo> stat_fd(int fd, bool cached_only) {
   struct statx sx;
-  if (::statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_BTIME, &sx) != 0) {
+  const int flags = AT_EMPTY_PATH | (cached_only ? AT_STATX_DONT_SYNC : 0);
+  if (::statx(fd, "", flags, STATX_BASIC_STATS | STATX_BTIME, &sx) != 0) {
     return from_errno();
   }
   FileInfo info;
@@ -69,6 +71,22 @@ Result<FileInfo> stat_fd(int fd) {
   info.modified_ms = to_ms(sx.stx_mtime);
   info.birth_ms = (sx.stx_mask & STATX_BTIME) ? to_ms(sx.stx_btime) : to_ms(sx.stx_ctime);
   return info;
+}
+
+std::optional<Bytes> read_cached_file(int fd, std::uint64_t limit) {
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  if (size == 0 || size > limit) return std::nullopt;
+  Bytes out;
+  // One spare byte: a file that grew since fstat is left to the blocking path.
+  out.data.reset(static_cast<std::uint8_t*>(std::malloc(static_cast<std::size_t>(size) + 1)));
+  if (!out.data) return std::nullopt;
+  iovec iov{out.data.get(), static_cast<std::size_t>(size) + 1};
+  ssize_t n = ::preadv2(fd, &iov, 1, 0, RWF_NOWAIT);
+  if (n < 0 || static_cast<std::uint64_t>(n) != size) return std::nullopt;
+  out.size = static_cast<std::size_t>(n);
+  return out;
 }
 
 Result<FileId> file_id(int fd) {

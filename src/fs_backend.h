@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,7 +38,13 @@ struct FileInfo {
 // that is not a regular file, and anything larger than `limit` before allocating for it.
 Result<Bytes> read_regular_file(int fd, std::uint64_t limit);
 
-Result<FileInfo> stat_fd(int fd);
+// `cached_only`: do not let network filesystems revalidate attributes (AT_STATX_DONT_SYNC).
+Result<FileInfo> stat_fd(int fd, bool cached_only = false);
+
+// Reads a small regular file only if all of it is in the page cache (RWF_NOWAIT); std::nullopt
+// when it is not, when it is not a regular file, empty (procfs-like files report 0) or larger
+// than `limit`.
+std::optional<Bytes> read_cached_file(int fd, std::uint64_t limit);
 
 // Directory entry names (without "." and ".."), unsorted.
 Result<std::vector<std::string>> read_dir_names(int dir_fd);

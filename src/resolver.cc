@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <deque>
@@ -177,7 +178,25 @@ Result<UniqueFd> open_with_walk(int base, const std::vector<std::string>& parts,
   return Walker(base, request).run(std::move(pending));
 }
 
+std::atomic<bool> cached_lookups_work{true};  // cleared when the kernel predates RESOLVE_CACHED
+
 }  // namespace
+
+std::optional<Result<UniqueFd>> open_beneath_cached(int base, const std::vector<std::string>& parts,
+                                                    std::size_t begin, std::size_t end, int flags) {
+  if (!openat2_supported() || !cached_lookups_work.load(std::memory_order_relaxed)) {
+    return std::nullopt;
+  }
+  open_how how{};
+  how.flags = static_cast<unsigned>(flags | O_CLOEXEC);
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | RESOLVE_CACHED;
+  const std::string rel = join_relative(parts, begin, end);
+  int fd = raw_openat2(base, rel.c_str(), &how);
+  if (fd >= 0) return Result<UniqueFd>(UniqueFd(fd));
+  if (errno == ENOENT) return Result<UniqueFd>(Error{Errc::not_found, ENOENT});
+  if (errno == EINVAL) cached_lookups_work.store(false, std::memory_order_relaxed);
+  return std::nullopt;
+}
 
 bool openat2_supported() noexcept {
   static const bool supported = probe_openat2();

@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,5 +30,12 @@ struct OpenRequest {
 // symlink_escape; more than 40 links fail with symlink_loop. An empty range opens `base` itself.
 Result<UniqueFd> open_beneath(int base, const std::vector<std::string>& parts, std::size_t begin,
                               std::size_t end, const OpenRequest& request, ResolverKind kind);
+
+// The same lookup as open_beneath with the openat2 resolver, but served from the kernel's dentry
+// cache or not at all (RESOLVE_CACHED), so it never waits for I/O. Gives a descriptor, or
+// not_found for a cached negative entry; std::nullopt whenever the kernel would have to block,
+// refuses, or cannot promise either, and the caller must then take its blocking path.
+std::optional<Result<UniqueFd>> open_beneath_cached(int base, const std::vector<std::string>& parts,
+                                                    std::size_t begin, std::size_t end, int flags);
 
 }  // namespace msb

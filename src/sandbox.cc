@@ -77,6 +77,43 @@ Result<UniqueFd> Sandbox::open(const Target& t, int flags) const {
                       OpenRequest{flags, 0, true}, resolver_);
 }
 
+std::optional<Result<UniqueFd>> Sandbox::open_now(const Target& t, int flags) const {
+  if (resolver_ == ResolverKind::walk) return std::nullopt;
+  const int base = t.at.mount->anchor->pinned_fd();
+  if (base < 0) return std::nullopt;  // pinning opens a host path, which may block
+  return open_beneath_cached(base, t.path.parts, t.at.rest_begin, t.path.parts.size(), flags);
+}
+
+std::optional<Result<Bytes>> Sandbox::read_now(std::string_view text) const {
+  auto target = locate(text);
+  if (!target) return Result<Bytes>(target.error());
+  auto fd = open_now(target.value(), kReadFlags);
+  if (!fd || !fd->ok()) return std::nullopt;  // refusals are classified on the blocking path
+  auto bytes = read_cached_file(fd->value().get(), std::min(max_read_bytes_, kMaxInlineReadBytes));
+  if (!bytes) return std::nullopt;
+  return Result<Bytes>(std::move(*bytes));
+}
+
+std::optional<Result<FileInfo>> Sandbox::stat_now(std::string_view text) const {
+  auto target = locate(text);
+  if (!target) return Result<FileInfo>(target.error());
+  auto fd = open_now(target.value(), kPathFlags);
+  if (!fd || !fd->ok()) return std::nullopt;
+  auto info = stat_fd(fd->value().get(), true);
+  if (!info) return std::nullopt;
+  return info;
+}
+
+std::optional<Result<bool>> Sandbox::exists_now(std::string_view text) const {
+  auto target = locate(text);
+  if (!target) return Result<bool>(target.error());
+  auto fd = open_now(target.value(), kPathFlags);
+  if (!fd) return std::nullopt;
+  if (fd->ok()) return Result<bool>(true);
+  // A cached negative entry: the same answer exists() gives for not_found.
+  return Result<bool>(table_.holds_mount_point(target.value().path));
+}
+
 Result<Bytes> Sandbox::read(std::string_view text) const {
   auto target = locate(text);
   if (!target) return target.error();

@@ -19,6 +19,8 @@
 namespace msb {
 
 inline constexpr std::uint64_t kDefaultMaxReadBytes = 128ull << 20;
+// Largest file read_now() copies on the caller's thread; bigger ones go to a worker thread.
+inline constexpr std::uint64_t kMaxInlineReadBytes = 64ull << 10;
 
 struct SandboxOptions {
   std::string root;
@@ -45,6 +47,12 @@ class Sandbox {
   Result<bool> exists(std::string_view path) const;
   Result<std::vector<std::string>> list(std::string_view path) const;
   Result<FileInfo> stat(std::string_view path) const;
+  // Attempts for the JS thread that never wait for I/O (RESOLVE_CACHED lookups, RWF_NOWAIT
+  // reads of small files). std::nullopt means "would block": run the operation above instead.
+  std::optional<Result<Bytes>> read_now(std::string_view path) const;
+  std::optional<Result<FileInfo>> stat_now(std::string_view path) const;
+  std::optional<Result<bool>> exists_now(std::string_view path) const;
+
   // mkdir -p for the root and every mount source, by host path (createMountSandboxAsync).
   Status create_sources() const;
 
@@ -62,6 +70,7 @@ class Sandbox {
   };
   Result<Target> locate(std::string_view path) const;
   Result<UniqueFd> open(const Target& target, int flags) const;
+  std::optional<Result<UniqueFd>> open_now(const Target& target, int flags) const;
   // The directory that will hold the entry a mutation creates or removes, after the read-only
   // rules have been checked for it.
   Result<UniqueFd> open_parent_for_change(const Target& target, bool create_missing) const;

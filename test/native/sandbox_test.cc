@@ -874,3 +874,68 @@ TEST_P(SandboxTest, InvalidConfigurationIsRejected) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Non-blocking attempts on the caller's thread (read_now, stat_now, exists_now)
+
+class InlineTest : public SandboxTest {};
+
+TEST_P(InlineTest, AnswersMatchTheBlockingPathOrDeferToIt) {
+  write_host(root_ / "small.txt", "small");
+  write_host(root_ / "big.bin", std::string(msb::kMaxInlineReadBytes + 1, 'b'));
+  write_host(root_ / "empty.txt", "");
+  ASSERT_EQ(::mkfifo((root_ / "fifo").c_str(), 0600), 0);
+  fs::create_symlink(outside_ / "secret.txt", root_ / "abs");
+  auto sb = make();
+  ASSERT_TRUE(sb);
+  ASSERT_TRUE(sb->read("/small.txt").ok());  // pins the root, warms the caches
+
+  auto small = sb->read_now("/small.txt");
+  if (GetParam() == ResolverKind::walk) {
+    EXPECT_FALSE(small.has_value()) << "the walk resolver cannot promise not to block";
+    return;
+  }
+  ASSERT_TRUE(small.has_value());
+  ASSERT_TRUE(small->ok());
+  EXPECT_EQ(msb_test::to_string(small->value()), "small");
+
+  // Left to the blocking path: too big, empty (procfs-like), not regular, refused.
+  EXPECT_FALSE(sb->read_now("/big.bin").has_value());
+  EXPECT_FALSE(sb->read_now("/empty.txt").has_value());
+  EXPECT_FALSE(sb->read_now("/fifo").has_value());
+  EXPECT_FALSE(sb->read_now("/abs").has_value());
+  EXPECT_EQ(code_of(sb->read("/abs")), Errc::symlink_escape);
+
+  // Malformed paths are answered at once, with the same error.
+  auto bad = sb->read_now("relative");
+  ASSERT_TRUE(bad.has_value());
+  EXPECT_EQ(code_of(*bad), Errc::invalid_path);
+
+  auto st = sb->stat_now("/small.txt");
+  ASSERT_TRUE(st.has_value());
+  ASSERT_TRUE(st->ok());
+  auto st_blocking = sb->stat("/small.txt");
+  ASSERT_TRUE(st_blocking.ok());
+  EXPECT_EQ(st->value().size, st_blocking.value().size);
+  EXPECT_EQ(st->value().modified_ms, st_blocking.value().modified_ms);
+
+  auto yes = sb->exists_now("/small.txt");
+  ASSERT_TRUE(yes.has_value());
+  EXPECT_TRUE(yes->value());
+  ASSERT_TRUE(sb->exists("/missing").ok());  // leaves a negative dentry behind
+  auto no = sb->exists_now("/missing");
+  if (no.has_value()) {
+    EXPECT_FALSE(no->value());
+  }
+}
+
+TEST_P(InlineTest, NothingIsAnsweredBeforeTheMountIsPinned) {
+  write_host(root_ / "small.txt", "small");
+  auto sb = make();
+  ASSERT_TRUE(sb);
+  EXPECT_FALSE(sb->read_now("/small.txt").has_value());
+  EXPECT_FALSE(sb->exists_now("/small.txt").has_value());
+}
+
+INSTANTIATE_TEST_SUITE_P(Resolvers, InlineTest,
+                         ::testing::Values(ResolverKind::openat2, ResolverKind::walk));
