@@ -74,12 +74,15 @@ Napi::Value to_buffer(Napi::Env env, msb::Bytes& bytes) {
                                          [](Napi::Env, std::uint8_t* p) { std::free(p); });
 }
 
+// One string with NUL separators (names cannot contain NUL), split by the facade: one V8 string
+// instead of a thousand strings and element stores for a large directory.
 Napi::Value to_names(Napi::Env env, std::vector<std::string>& names) {
-  Napi::Array out = Napi::Array::New(env, names.size());
-  for (uint32_t i = 0; i < names.size(); ++i) {
-    out.Set(i, text_value(env, names[i]));
+  std::string joined;
+  for (const std::string& name : names) {
+    if (!joined.empty()) joined += '\0';
+    joined += name;
   }
-  return out;
+  return text_value(env, joined);
 }
 
 Napi::Value to_info(Napi::Env env, msb::FileInfo& info) {

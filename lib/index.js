@@ -101,7 +101,8 @@ class MountSandbox {
   }
 
   list(p) {
-    return pathProblem(p) ? Promise.reject(pathProblem(p)) : this[NATIVE].list(p);
+    if (pathProblem(p)) return Promise.reject(pathProblem(p));
+    return this[NATIVE].list(p).then((joined) => (joined === '' ? [] : joined.split('\0')));
   }
 
   stat(p) {
