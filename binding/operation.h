@@ -35,10 +35,15 @@ class Operation final : public Napi::AsyncWorker {
   void OnOK() override {
     Napi::Env env = Env();
     Napi::HandleScope scope(env);
-    if (result_->ok()) {
-      deferred_.Resolve(convert_(env, result_->value()));
-    } else {
-      deferred_.Reject(make_error(owner_.Value(), factory_, result_->error(), virtual_path_));
+    // A throw here (say, a string longer than V8 allows) must reject, not end the process.
+    try {
+      if (result_->ok()) {
+        deferred_.Resolve(convert_(env, result_->value()));
+      } else {
+        deferred_.Reject(make_error(owner_.Value(), factory_, result_->error(), virtual_path_));
+      }
+    } catch (const Napi::Error& e) {
+      deferred_.Reject(e.Value());
     }
   }
 

@@ -14,6 +14,10 @@ struct AddonData {
   Napi::FunctionReference constructor;
 };
 
+constexpr double kMaxReadLimit = 4294967296.0;  // Buffer's own maximum on 64-bit Node
+// V8's longest string (2^29 - 24 UTF-16 units); more UTF-8 bytes than that may not fit.
+constexpr std::size_t kMaxTextBytes = (std::size_t{1} << 29) - 24;
+
 std::string string_arg(const Napi::CallbackInfo& info, std::size_t index) {
   return info[index].As<Napi::String>().Utf8Value();
 }
@@ -45,8 +49,11 @@ msb::SandboxOptions options_from(const Napi::Object& config) {
                                             m.Get("target").As<Napi::String>().Utf8Value(),
                                             m.Get("readonly").ToBoolean()});
   }
-  options.max_read_bytes =
-      static_cast<std::uint64_t>(config.Get("maxReadBytes").As<Napi::Number>().Int64Value());
+  const double max_read = config.Get("maxReadBytes").As<Napi::Number>().DoubleValue();
+  if (!(max_read >= 0 && max_read <= kMaxReadLimit)) {
+    throw Napi::RangeError::New(config.Env(), "maxReadBytes out of range");
+  }
+  options.max_read_bytes = static_cast<std::uint64_t>(max_read);
   options.resolver = resolver_from(config.Get("resolver").As<Napi::String>().Utf8Value());
   return options;
 }
@@ -151,7 +158,18 @@ Napi::Value SandboxWrap::Read(const Napi::CallbackInfo& info) {
   if (auto now = core_->read_now(path)) return SettleNow(*now, path, to_text);
   auto core = core_;
   return Operation<msb::Bytes>::Start(
-      Value(), make_error_, path, [core, path] { return core->read(path); }, to_text);
+      Value(), make_error_, path,
+      [core, path]() -> msb::Result<msb::Bytes> {
+        auto bytes = core->read(path);
+        if (bytes.ok() && bytes.value().size > kMaxTextBytes) {
+          msb::Error e{msb::Errc::too_large};
+          e.size = bytes.value().size;
+          e.limit = kMaxTextBytes;
+          return e;
+        }
+        return bytes;
+      },
+      to_text);
 }
 
 Napi::Value SandboxWrap::ReadBinary(const Napi::CallbackInfo& info) {

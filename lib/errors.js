@@ -167,6 +167,7 @@ const INVALID_PATH_TEXT = {
   nul: () => 'Path must not contain NUL bytes',
   surrogate: () => 'Path must be well-formed Unicode (it contains a lone surrogate)',
   malformed: () => 'Path has an over-long name or is not valid UTF-8',
+  tooLong: () => 'Path is longer than 4095 characters',
 };
 
 function invalidPath(reason, path) {

@@ -11,8 +11,11 @@ const { errorFromCode, invalidPath, writablePathsOf } = errors;
 
 // Argument problems are reported the way the operation reports everything else: async methods
 // reject, sync methods throw.
+const MAX_PATH_LENGTH = 4096; // the kernel's PATH_MAX; also keeps error messages bounded
+
 function pathProblem(p) {
   if (typeof p !== 'string') return new TypeError(`expected a string for path, got ${typeof p}`);
+  if (p.length >= MAX_PATH_LENGTH) return invalidPath('tooLong', `${p.slice(0, 64)}...`);
   if (!p.isWellFormed()) return invalidPath('surrogate', p);
   return null;
 }

@@ -2,15 +2,18 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <random>
 
 namespace msb {
 namespace {
@@ -36,24 +39,36 @@ Status write_all(int fd, const std::uint8_t* data, std::size_t size) {
   return ok_status();
 }
 
-// Temporary names only need to be unique among concurrent writers; O_EXCL settles collisions.
+// Unpredictable names, so another user of the directory cannot squat on the next one.
 std::string temp_name() {
-  static std::atomic<unsigned long long> counter{0};
-  char buf[48];
-  std::snprintf(buf, sizeof(buf), ".msb-%d-%llx.tmp", static_cast<int>(::getpid()),
-                counter.fetch_add(1, std::memory_order_relaxed));
+  thread_local std::mt19937_64 random{std::random_device{}()};
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), ".msb-%016llx.tmp", static_cast<unsigned long long>(random()));
   return buf;
 }
 
-Result<UniqueFd> create_temp(int dir_fd, std::string& name_out) {
+// Created owner-only: until its permissions are set, the temporary must not let anyone else
+// read what is about to replace a private file.
+Result<UniqueFd> create_temp(int dir_fd, mode_t mode, std::string& name_out) {
   for (int attempt = 0; attempt < 16; ++attempt) {
     name_out = temp_name();
     int fd = ::openat(dir_fd, name_out.c_str(),
-                      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+                      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
     if (fd >= 0) return UniqueFd(fd);
     if (errno != EEXIST) return from_errno();
   }
   return Error{Errc::already_exists, EEXIST};
+}
+
+// The replacement takes the old file's permission bits (never set-id bits: a rewrite must not
+// mint a setuid file) and, where the process may, its owner and group.
+Status copy_attributes(int fd, const struct stat& old) {
+  if (::fchmod(fd, old.st_mode & 0777) != 0) return from_errno();
+  struct stat now;
+  if (::fstat(fd, &now) == 0 && (now.st_uid != old.st_uid || now.st_gid != old.st_gid)) {
+    (void)::fchown(fd, old.st_uid, old.st_gid);  // EPERM: keep ours, as any editor would
+  }
+  return ok_status();
 }
 
 }  // namespace
@@ -71,6 +86,25 @@ Result<FileInfo> stat_fd(int fd, bool cached_only) {
   info.modified_ms = to_ms(sx.stx_mtime);
   info.birth_ms = (sx.stx_mask & STATX_BTIME) ? to_ms(sx.stx_btime) : to_ms(sx.stx_ctime);
   return info;
+}
+
+std::optional<UniqueFd> reopen_local_file(int path_fd) {
+  struct stat st;
+  if (::fstat(path_fd, &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  struct statfs fsinfo;
+  if (::fstatfs(path_fd, &fsinfo) != 0) return std::nullopt;
+  switch (static_cast<unsigned long>(fsinfo.f_type)) {
+    case EXT4_SUPER_MAGIC:
+    case XFS_SUPER_MAGIC:
+    case BTRFS_SUPER_MAGIC:
+    case TMPFS_MAGIC: break;
+    default: return std::nullopt;
+  }
+  char proc_path[32];
+  std::snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", path_fd);
+  UniqueFd fd(::open(proc_path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  if (!fd.valid()) return std::nullopt;
+  return fd;
 }
 
 std::optional<Bytes> read_cached_file(int fd, std::uint64_t limit) {
@@ -182,11 +216,13 @@ Status replace_file(int dir_fd, const std::string& name, const std::uint8_t* dat
     return from_errno();
   }
   std::string temp;
-  auto created = create_temp(dir_fd, temp);
+  // A new file gets the usual 0666 & ~umask; a replacement starts private until it has the old
+  // file's attributes, and only then receives the data.
+  auto created = create_temp(dir_fd, had_file ? 0600 : 0666, temp);
   if (!created) return created.error();
   UniqueFd fd = std::move(created.value());
-  Status st = write_all(fd.get(), data, size);
-  if (st && had_file && ::fchmod(fd.get(), old.st_mode & 07777) != 0) st = from_errno();
+  Status st = had_file ? copy_attributes(fd.get(), old) : ok_status();
+  if (st) st = write_all(fd.get(), data, size);
   if (st && ::renameat(dir_fd, temp.c_str(), dir_fd, name.c_str()) != 0) st = from_errno();
   if (!st) ::unlinkat(dir_fd, temp.c_str(), 0);
   return st;

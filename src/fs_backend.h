@@ -41,6 +41,11 @@ Result<Bytes> read_regular_file(int fd, std::uint64_t limit);
 // `cached_only`: do not let network filesystems revalidate attributes (AT_STATX_DONT_SYNC).
 Result<FileInfo> stat_fd(int fd, bool cached_only = false);
 
+// Opens for reading the regular file an O_PATH descriptor names, but only on filesystems whose
+// open and close never wait on a daemon or a server (ext4, xfs, btrfs, tmpfs: not FUSE, not NFS)
+// and never a device. Reopens through /proc/self/fd, so it is the same inode that was checked.
+std::optional<UniqueFd> reopen_local_file(int path_fd);
+
 // Reads a small regular file only if all of it is in the page cache (RWF_NOWAIT); std::nullopt
 // when it is not, when it is not a regular file, empty (procfs-like files report 0) or larger
 // than `limit`.

@@ -85,9 +85,11 @@ class Walker {
  private:
   int current() const { return stack_.empty() ? base_ : stack_.back().get(); }
 
+  // "." counts: a link text ending in "/" or "/." leaves one, so that what precedes it must be a
+  // directory, as the kernel requires. Requested paths never contain "." (normalized earlier).
   bool has_more_names() const {
     for (const auto& n : pending_) {
-      if (!n.empty() && n != ".") return true;
+      if (!n.empty()) return true;
     }
     return false;
   }
@@ -104,6 +106,7 @@ class Walker {
       pieces.push_back(target.substr(start, slash - start));
       start = slash + 1;
     }
+    if (pieces.back().empty()) pieces.back().push_back('.');  // "dir/" must be a directory
     pending_.insert(pending_.begin(), pieces.begin(), pieces.end());
     return ok_status();
   }

@@ -87,9 +87,12 @@ std::optional<Result<UniqueFd>> Sandbox::open_now(const Target& t, int flags) co
 std::optional<Result<Bytes>> Sandbox::read_now(std::string_view text) const {
   auto target = locate(text);
   if (!target) return Result<Bytes>(target.error());
-  auto fd = open_now(target.value(), kReadFlags);
-  if (!fd || !fd->ok()) return std::nullopt;  // refusals are classified on the blocking path
-  auto bytes = read_cached_file(fd->value().get(), std::min(max_read_bytes_, kMaxInlineReadBytes));
+  // O_PATH first: it runs no filesystem open hook, so nothing here can wait on FUSE or NFS.
+  auto path_fd = open_now(target.value(), kPathFlags);
+  if (!path_fd || !path_fd->ok()) return std::nullopt;  // refusals are classified when blocking
+  auto fd = reopen_local_file(path_fd->value().get());
+  if (!fd) return std::nullopt;
+  auto bytes = read_cached_file(fd->get(), std::min(max_read_bytes_, kMaxInlineReadBytes));
   if (!bytes) return std::nullopt;
   return Result<Bytes>(std::move(*bytes));
 }
@@ -170,6 +173,14 @@ Result<std::vector<std::string>> Sandbox::list(std::string_view text) const {
     const bool virtual_dir =
         !names.empty() && (code == Errc::not_found || code == Errc::not_directory);
     if (!virtual_dir) return fd.error();
+  }
+  std::size_t total = 0;
+  for (const std::string& name : names) total += name.size() + 1;
+  if (total > kMaxListBytes) {
+    Error e{Errc::too_large};
+    e.size = total;
+    e.limit = kMaxListBytes;
+    return e;
   }
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
@@ -269,7 +280,9 @@ Status Sandbox::check_nearest_mount_writable(int dir_fd, const Mount& mount) con
     if (!parent.valid()) return Error{errc_from_errno(errno), errno};
     auto parent_id = file_id(parent.get());
     if (!parent_id) return parent_id.error();
-    if (parent_id.value() == id.value()) return ok_status();  // reached "/"
+    // Reached "/" without meeting any source: the directory was moved out from under its
+    // mount by someone else. Refuse rather than guess.
+    if (parent_id.value() == id.value()) return Errc::read_only;
     current = std::move(parent);
     cur = current.get();
     id = parent_id;

@@ -19,6 +19,9 @@
 namespace msb {
 
 inline constexpr std::uint64_t kDefaultMaxReadBytes = 128ull << 20;
+// Largest total of entry names (plus one byte each) list() returns; a directory with more is
+// refused as too_large rather than building an unbounded result.
+inline constexpr std::uint64_t kMaxListBytes = 64ull << 20;
 // Largest file read_now() copies on the caller's thread; bigger ones go to a worker thread.
 inline constexpr std::uint64_t kMaxInlineReadBytes = 64ull << 10;
 

@@ -17,6 +17,7 @@ const {
   FileTooLargeError,
   MountPointError,
   IsDirectoryError,
+  NotDirectoryError,
 } = require('../lib');
 const { RESOLVERS, makeTempDir, removeDir, snapshotTree, write } = require('./helpers');
 
@@ -119,6 +120,16 @@ describe.each(RESOLVERS)('attacks with the %s resolver', (resolver) => {
       expect(fs.existsSync(path.join(outside, 'created-by-attack.txt'))).toBe(false);
     });
 
+    test('a link whose text ends in "/" must lead to a directory', async () => {
+      fs.mkdirSync(path.join(root, 'd'));
+      fs.symlinkSync('inside.txt/', path.join(root, 'trail'));
+      fs.symlinkSync('inside.txt/.', path.join(root, 'trail-dot'));
+      fs.symlinkSync('d/', path.join(root, 'dir-trail'));
+      await expectRefused(sandbox.read('/trail'), NotDirectoryError);
+      await expectRefused(sandbox.read('/trail-dot'), NotDirectoryError);
+      expect(await sandbox.list('/dir-trail')).toEqual([]);
+    });
+
     test('symlink loops fail with SYMLINK_LOOP', async () => {
       fs.symlinkSync('b', path.join(root, 'a'));
       fs.symlinkSync('a', path.join(root, 'b'));
@@ -211,6 +222,40 @@ describe.each(RESOLVERS)('attacks with the %s resolver', (resolver) => {
       await sandbox.write('/inside.txt', 'new');
       expect(fs.statSync(path.join(root, 'inside.txt')).mode & 0o777).toBe(0o640);
       expect(fs.readdirSync(root)).toEqual(['inside.txt']);
+    });
+
+    test('a rewrite never mints set-id bits and keeps the owner', async () => {
+      const file = path.join(root, 'inside.txt');
+      fs.chmodSync(file, 0o4755);
+      await sandbox.write('/inside.txt', 'new');
+      expect(fs.statSync(file).mode & 0o7777).toBe(0o755);
+      if (process.getuid() === 0) {
+        fs.chownSync(file, 65534, 65534);
+        await sandbox.write('/inside.txt', 'newer');
+        expect([fs.statSync(file).uid, fs.statSync(file).gid]).toEqual([65534, 65534]);
+      }
+    });
+
+    test('the temporary of a private file is never readable by others', async () => {
+      const { fork } = require('child_process');
+      fs.chmodSync(path.join(root, 'inside.txt'), 0o600);
+      const spy = fork(path.join(__dirname, 'fixtures/temp-spy.js'), [root]);
+      const exited = new Promise((resolve) => spy.once('exit', resolve));
+      let report;
+      try {
+        await new Promise((resolve) => spy.once('message', resolve));
+        const reported = new Promise((resolve) => spy.once('message', resolve));
+        for (let i = 0; i < 600; i++) await sandbox.write('/inside.txt', `secret ${i}`);
+        spy.send('stop');
+        report = await reported;
+      } finally {
+        spy.kill('SIGKILL');
+        await exited;
+      }
+      const { caught, modes } = report;
+      expect(caught).toBeGreaterThan(0);
+      for (const mode of modes) expect(mode & 0o077).toBe(0);
+      expect(fs.statSync(path.join(root, 'inside.txt')).mode & 0o777).toBe(0o600);
     });
 
     test('a reader never sees a torn file while it is rewritten', async () => {
@@ -308,6 +353,13 @@ describe.each(RESOLVERS)('attacks with the %s resolver', (resolver) => {
         expect(() => sandbox.resolve(p)).toThrow(InvalidPathError);
       }
       expect(fs.readdirSync(root)).toEqual(['inside.txt']);
+    });
+
+    test('an enormous path is refused with a bounded message, not a crash', async () => {
+      const huge = `/${'x'.repeat(2 ** 22)}`;
+      const err = await expectRefused(sandbox.list(huge), InvalidPathError);
+      expect(err.message.length).toBeLessThan(200);
+      expect(() => sandbox.resolve(huge)).toThrow(InvalidPathError);
     });
 
     test('well-formed astral characters are fine', async () => {
