@@ -28,15 +28,6 @@ msb::ResolverKind resolver_from(const std::string& name) {
   return msb::ResolverKind::automatic;
 }
 
-const char* resolver_name(msb::ResolverKind kind) {
-  switch (kind) {
-    case msb::ResolverKind::openat2: return "openat2";
-    case msb::ResolverKind::walk: return "walk";
-    case msb::ResolverKind::automatic: break;
-  }
-  return "auto";
-}
-
 // The facade has already validated and normalized the config; this only converts it.
 msb::SandboxOptions options_from(const Napi::Object& config) {
   msb::SandboxOptions options;
@@ -289,8 +280,6 @@ Napi::Value SandboxWrap::Config(const Napi::CallbackInfo& info) {
     mounts.Set(n++, mount);
   }
   out.Set("mounts", mounts);
-  out.Set("maxReadBytes", Napi::Number::New(env, static_cast<double>(core_->max_read_bytes())));
-  out.Set("resolver", text_value(env, resolver_name(core_->resolver())));
   return out;
 }
 

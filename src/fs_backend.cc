@@ -88,9 +88,11 @@ Result<FileInfo> stat_fd(int fd, bool cached_only) {
   return info;
 }
 
-std::optional<UniqueFd> reopen_local_file(int path_fd) {
+std::optional<Bytes> read_local_cached_file(int path_fd, std::uint64_t limit) {
   struct stat st;
   if (::fstat(path_fd, &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  if (size == 0 || size > limit) return std::nullopt;
   struct statfs fsinfo;
   if (::fstatfs(path_fd, &fsinfo) != 0) return std::nullopt;
   switch (static_cast<unsigned long>(fsinfo.f_type)) {
@@ -104,20 +106,12 @@ std::optional<UniqueFd> reopen_local_file(int path_fd) {
   std::snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", path_fd);
   UniqueFd fd(::open(proc_path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
   if (!fd.valid()) return std::nullopt;
-  return fd;
-}
-
-std::optional<Bytes> read_cached_file(int fd, std::uint64_t limit) {
-  struct stat st;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
-  const auto size = static_cast<std::uint64_t>(st.st_size);
-  if (size == 0 || size > limit) return std::nullopt;
   Bytes out;
   // One spare byte: a file that grew since fstat is left to the blocking path.
   out.data.reset(static_cast<std::uint8_t*>(std::malloc(static_cast<std::size_t>(size) + 1)));
   if (!out.data) return std::nullopt;
   iovec iov{out.data.get(), static_cast<std::size_t>(size) + 1};
-  ssize_t n = ::preadv2(fd, &iov, 1, 0, RWF_NOWAIT);
+  ssize_t n = ::preadv2(fd.get(), &iov, 1, 0, RWF_NOWAIT);
   if (n < 0 || static_cast<std::uint64_t>(n) != size) return std::nullopt;
   out.size = static_cast<std::size_t>(n);
   return out;

@@ -41,15 +41,12 @@ Result<Bytes> read_regular_file(int fd, std::uint64_t limit);
 // `cached_only`: do not let network filesystems revalidate attributes (AT_STATX_DONT_SYNC).
 Result<FileInfo> stat_fd(int fd, bool cached_only = false);
 
-// Opens for reading the regular file an O_PATH descriptor names, but only on filesystems whose
-// open and close never wait on a daemon or a server (ext4, xfs, btrfs, tmpfs: not FUSE, not NFS)
-// and never a device. Reopens through /proc/self/fd, so it is the same inode that was checked.
-std::optional<UniqueFd> reopen_local_file(int path_fd);
-
-// Reads a small regular file only if all of it is in the page cache (RWF_NOWAIT); std::nullopt
-// when it is not, when it is not a regular file, empty (procfs-like files report 0) or larger
-// than `limit`.
-std::optional<Bytes> read_cached_file(int fd, std::uint64_t limit);
+// Reads the small regular file an O_PATH descriptor names, without ever waiting: only on
+// filesystems whose open and close never wait on a daemon or a server (ext4, xfs, btrfs, tmpfs:
+// not FUSE, not NFS), never a device, reopened through /proc/self/fd so it is the inode that was
+// checked, and only if all of it is in the page cache (RWF_NOWAIT). std::nullopt otherwise, and
+// for empty files (procfs-like files report 0) or files larger than `limit`.
+std::optional<Bytes> read_local_cached_file(int path_fd, std::uint64_t limit);
 
 // Directory entry names (without "." and ".."), unsorted.
 Result<std::vector<std::string>> read_dir_names(int dir_fd);

@@ -90,9 +90,8 @@ std::optional<Result<Bytes>> Sandbox::read_now(std::string_view text) const {
   // O_PATH first: it runs no filesystem open hook, so nothing here can wait on FUSE or NFS.
   auto path_fd = open_now(target.value(), kPathFlags);
   if (!path_fd || !path_fd->ok()) return std::nullopt;  // refusals are classified when blocking
-  auto fd = reopen_local_file(path_fd->value().get());
-  if (!fd) return std::nullopt;
-  auto bytes = read_cached_file(fd->get(), std::min(max_read_bytes_, kMaxInlineReadBytes));
+  auto bytes = read_local_cached_file(path_fd->value().get(),
+                                      std::min(max_read_bytes_, kMaxInlineReadBytes));
   if (!bytes) return std::nullopt;
   return Result<Bytes>(std::move(*bytes));
 }
