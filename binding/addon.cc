@@ -1,6 +1,7 @@
 #include <napi.h>
 
 #include "../src/resolver.h"
+#include "config_wrap.h"
 #include "sandbox_wrap.h"
 
 namespace {
@@ -12,6 +13,8 @@ Napi::Value Openat2Supported(const Napi::CallbackInfo& info) {
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("NativeSandbox", msb_binding::SandboxWrap::Define(env));
   exports.Set("openat2Supported", Napi::Function::New<Openat2Supported>(env));
+  exports.Set("parseProgramConfig", Napi::Function::New<msb_binding::ParseProgramConfig>(env));
+  exports.Set("parseWorkerFile", Napi::Function::New<msb_binding::ParseWorkerFile>(env));
   return exports;
 }
 

@@ -6,9 +6,12 @@ Napi::Value make_error(const Napi::Object& sandbox, const Napi::FunctionReferenc
                        const msb::Error& error, const std::string& virtual_path) {
   Napi::Env env = sandbox.Env();
   Napi::Object details = Napi::Object::New(env);
-  if (error.code == msb::Errc::too_large || error.code == msb::Errc::invalid_config) {
+  if (error.size != 0 || error.limit != 0 || error.code == msb::Errc::too_large) {
     details.Set("size", Napi::Number::New(env, static_cast<double>(error.size)));
     details.Set("limit", Napi::Number::New(env, static_cast<double>(error.limit)));
+  }
+  if (error.index != msb::Error::kNoIndex) {
+    details.Set("index", Napi::Number::New(env, static_cast<double>(error.index)));
   }
   if (error.sys_errno != 0) details.Set("errno", Napi::Number::New(env, error.sys_errno));
   const std::string code(msb::errc_name(error.code));

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "../src/error.h"
 #include "errors.h"
@@ -23,7 +24,14 @@ class Operation final : public Napi::AsyncWorker {
   // `owner` is the JS sandbox, kept alive (with its error factory) until the promise settles.
   static Napi::Promise Start(const Napi::Object& owner, const Napi::FunctionReference& factory,
                              std::string virtual_path, Work work, Convert convert) {
-    auto* op = new Operation(owner, factory, std::move(virtual_path), std::move(work), convert);
+    return Start(owner, factory, std::vector<std::string>{std::move(virtual_path)},
+                 std::move(work), convert);
+  }
+
+  // Several paths (move, copy, attachments): an error names the one its Error::index points at.
+  static Napi::Promise Start(const Napi::Object& owner, const Napi::FunctionReference& factory,
+                             std::vector<std::string> virtual_paths, Work work, Convert convert) {
+    auto* op = new Operation(owner, factory, std::move(virtual_paths), std::move(work), convert);
     Napi::Promise promise = op->deferred_.Promise();
     op->Queue();
     return promise;
@@ -40,7 +48,9 @@ class Operation final : public Napi::AsyncWorker {
       if (result_->ok()) {
         deferred_.Resolve(convert_(env, result_->value()));
       } else {
-        deferred_.Reject(make_error(owner_.Value(), factory_, result_->error(), virtual_path_));
+        const msb::Error& error = result_->error();
+        const std::size_t which = error.index < paths_.size() ? error.index : 0;
+        deferred_.Reject(make_error(owner_.Value(), factory_, error, paths_[which]));
       }
     } catch (const Napi::Error& e) {
       deferred_.Reject(e.Value());
@@ -51,19 +61,19 @@ class Operation final : public Napi::AsyncWorker {
 
  private:
   Operation(const Napi::Object& owner, const Napi::FunctionReference& factory,
-            std::string virtual_path, Work work, Convert convert)
+            std::vector<std::string> virtual_paths, Work work, Convert convert)
       : Napi::AsyncWorker(owner.Env(), "mount-sandbox"),
         deferred_(Napi::Promise::Deferred::New(owner.Env())),
         owner_(Napi::Persistent(owner)),
         factory_(factory),
-        virtual_path_(std::move(virtual_path)),
+        paths_(std::move(virtual_paths)),
         work_(std::move(work)),
         convert_(convert) {}
 
   Napi::Promise::Deferred deferred_;
   Napi::ObjectReference owner_;
   const Napi::FunctionReference& factory_;  // owned by the SandboxWrap that owner_ keeps alive
-  std::string virtual_path_;
+  std::vector<std::string> paths_;  // never empty
   Work work_;
   Convert convert_;
   std::optional<msb::Result<T>> result_;

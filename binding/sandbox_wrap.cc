@@ -28,18 +28,52 @@ msb::ResolverKind resolver_from(const std::string& name) {
   return msb::ResolverKind::automatic;
 }
 
+std::vector<std::string> strings_from(const Napi::Array& array) {
+  std::vector<std::string> out;
+  for (uint32_t i = 0; i < array.Length(); ++i) {
+    out.push_back(array.Get(i).As<Napi::String>().Utf8Value());
+  }
+  return out;
+}
+
+msb::Approval approval_from(const Napi::Value& value) {
+  return msb::approval_from_name(value.As<Napi::String>().Utf8Value()).value_or(msb::Approval::ask);
+}
+
+msb::ApprovalRule approval_rule_from(const Napi::Object& object) {
+  return msb::ApprovalRule{approval_from(object.Get("write")), approval_from(object.Get("delete"))};
+}
+
+msb::FilePolicy policy_from(const Napi::Object& object) {
+  msb::FilePolicy policy;
+  Napi::Value allowed = object.Get("allowedSuffixes");
+  if (allowed.IsArray()) policy.allowed_suffixes = strings_from(allowed.As<Napi::Array>());
+  policy.denied_suffixes = strings_from(object.Get("deniedSuffixes").As<Napi::Array>());
+  Napi::Value max = object.Get("maxFileBytes");
+  if (max.IsNumber()) {
+    policy.max_file_bytes = static_cast<std::uint64_t>(max.As<Napi::Number>().DoubleValue());
+  }
+  return policy;
+}
+
 // The facade has already validated and normalized the config; this only converts it.
 msb::SandboxOptions options_from(const Napi::Object& config) {
   msb::SandboxOptions options;
-  options.root = config.Get("root").As<Napi::String>().Utf8Value();
-  options.readonly = config.Get("readonly").ToBoolean();
+  Napi::Value root = config.Get("root");
+  if (root.IsString()) options.root.source = root.As<Napi::String>().Utf8Value();
+  options.root.readonly = config.Get("readonly").ToBoolean();
+  options.root.approval = approval_rule_from(config.Get("approval").As<Napi::Object>());
+  options.root.policy = policy_from(config.Get("policy").As<Napi::Object>());
   Napi::Array mounts = config.Get("mounts").As<Napi::Array>();
   for (uint32_t i = 0; i < mounts.Length(); ++i) {
     Napi::Object m = mounts.Get(i).As<Napi::Object>();
     options.mounts.push_back(msb::MountSpec{m.Get("source").As<Napi::String>().Utf8Value(),
                                             m.Get("target").As<Napi::String>().Utf8Value(),
-                                            m.Get("readonly").ToBoolean()});
+                                            m.Get("readonly").ToBoolean(),
+                                            approval_rule_from(m.Get("approval").As<Napi::Object>()),
+                                            policy_from(m.Get("policy").As<Napi::Object>())});
   }
+  options.max_depth = config.Get("maxDepth").As<Napi::Number>().Uint32Value();
   const double max_read = config.Get("maxReadBytes").As<Napi::Number>().DoubleValue();
   if (!(max_read >= 0 && max_read <= kMaxReadLimit)) {
     throw Napi::RangeError::New(config.Env(), "maxReadBytes out of range");
@@ -81,6 +115,45 @@ Napi::Value to_names(Napi::Env env, std::vector<std::string>& names) {
     joined += name;
   }
   return text_value(env, joined);
+}
+
+Napi::Value to_glob(Napi::Env env, msb::GlobResult& result) {
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("paths", to_names(env, result.paths));
+  out.Set("truncated", Napi::Boolean::New(env, result.truncated));
+  return out;
+}
+
+Napi::Value to_buffers(Napi::Env env, std::vector<msb::Bytes>& files) {
+  Napi::Array out = Napi::Array::New(env, files.size());
+  for (uint32_t i = 0; i < files.size(); ++i) out.Set(i, to_buffer(env, files[i]));
+  return out;
+}
+
+Napi::Object approval_object(Napi::Env env, const msb::ApprovalRule& rule) {
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("write", text_value(env, std::string(msb::approval_name(rule.write))));
+  out.Set("delete", text_value(env, std::string(msb::approval_name(rule.remove))));
+  return out;
+}
+
+Napi::Array string_array(Napi::Env env, const std::vector<std::string>& items) {
+  Napi::Array out = Napi::Array::New(env, items.size());
+  for (uint32_t i = 0; i < items.size(); ++i) out.Set(i, text_value(env, items[i]));
+  return out;
+}
+
+Napi::Object policy_object(Napi::Env env, const msb::FilePolicy& policy) {
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("allowedSuffixes", policy.allowed_suffixes
+                                 ? Napi::Value(string_array(env, *policy.allowed_suffixes))
+                                 : env.Null());
+  out.Set("deniedSuffixes", string_array(env, policy.denied_suffixes));
+  out.Set("maxFileBytes", policy.max_file_bytes
+                              ? Napi::Value(Napi::Number::New(
+                                    env, static_cast<double>(*policy.max_file_bytes)))
+                              : env.Null());
+  return out;
 }
 
 Napi::Value to_info(Napi::Env env, msb::FileInfo& info) {
@@ -125,6 +198,15 @@ Napi::Function SandboxWrap::Define(Napi::Env env) {
                       InstanceMethod<&SandboxWrap::CheckPath>("checkPath"),
                       InstanceMethod<&SandboxWrap::CheckWritable>("checkWritable"),
                       InstanceMethod<&SandboxWrap::Restrict>("restrict"),
+                      InstanceMethod<&SandboxWrap::SelectZones>("selectZones"),
+                      InstanceMethod<&SandboxWrap::ApprovalFor>("approvalFor"),
+                      InstanceMethod<&SandboxWrap::ReadRange>("readRange"),
+                      InstanceMethod<&SandboxWrap::Edit>("edit"),
+                      InstanceMethod<&SandboxWrap::Move>("move"),
+                      InstanceMethod<&SandboxWrap::Copy>("copy"),
+                      InstanceMethod<&SandboxWrap::Mkdir>("mkdir"),
+                      InstanceMethod<&SandboxWrap::Glob>("glob"),
+                      InstanceMethod<&SandboxWrap::ReadAttachments>("readAttachments"),
                       InstanceMethod<&SandboxWrap::Config>("config"),
                   });
   auto* data = new AddonData{Napi::Persistent(ctor)};
@@ -243,32 +325,162 @@ Napi::Value SandboxWrap::CheckPath(const Napi::CallbackInfo& info) {
   return make_error(Value(), make_error_, parsed.error(), path);
 }
 
+// checkWritable(path, 'write' | 'delete'): the lexical rules for that change, as an error or
+// undefined.
 Napi::Value SandboxWrap::CheckWritable(const Napi::CallbackInfo& info) {
   std::string path = string_arg(info, 0);
-  auto status = core_->check_writable(path);
+  const bool remove = info[1].IsString() && string_arg(info, 1) == "delete";
+  auto status = remove ? core_->check_deletable(path) : core_->check_writable(path);
   if (status) return info.Env().Undefined();
   return make_error(Value(), make_error_, status.error(), path);
 }
 
-Napi::Value SandboxWrap::Restrict(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  std::string sub = string_arg(info, 0);
-  std::optional<bool> readonly;
-  if (info[1].IsBoolean()) readonly = info[1].As<Napi::Boolean>().Value();
-  auto child = core_->restrict(sub, readonly);
-  if (!child) throw_error(Value(), make_error_, child.error(), sub);
+Napi::Value SandboxWrap::Wrap(msb::Result<std::shared_ptr<msb::Sandbox>>& child,
+                              const std::string& path) {
+  Napi::Env env = Env();
+  if (!child) throw_error(Value(), make_error_, child.error(), path);
   std::shared_ptr<const msb::Sandbox> core = std::move(child.value());
   auto* data = env.GetInstanceData<AddonData>();
   auto external = Napi::External<std::shared_ptr<const msb::Sandbox>>::New(env, &core);
   return data->constructor.New({external, make_error_.Value()});
 }
 
+// restrict(sub, readonly | undefined, approval | undefined)
+Napi::Value SandboxWrap::Restrict(const Napi::CallbackInfo& info) {
+  std::string sub = string_arg(info, 0);
+  msb::Narrowing narrowing;
+  if (info[1].IsBoolean()) narrowing.readonly = info[1].As<Napi::Boolean>().Value();
+  if (info[2].IsObject()) narrowing.approval = approval_rule_from(info[2].As<Napi::Object>());
+  auto child = core_->restrict(sub, narrowing);
+  return Wrap(child, sub);
+}
+
+// selectZones([{ name, readonly }]): a zone error's details.index names the request.
+Napi::Value SandboxWrap::SelectZones(const Napi::CallbackInfo& info) {
+  Napi::Array requests = info[0].As<Napi::Array>();
+  std::vector<msb::ZoneSelection> zones;
+  for (uint32_t i = 0; i < requests.Length(); ++i) {
+    Napi::Object z = requests.Get(i).As<Napi::Object>();
+    zones.push_back(
+        msb::ZoneSelection{z.Get("name").As<Napi::String>().Utf8Value(), z.Get("readonly").ToBoolean()});
+  }
+  auto child = core_->select_zones(zones);
+  return Wrap(child, "/");
+}
+
+Napi::Value SandboxWrap::ApprovalFor(const Napi::CallbackInfo& info) {
+  std::string path = string_arg(info, 0);
+  const msb::Change change =
+      string_arg(info, 1) == "delete" ? msb::Change::remove : msb::Change::write;
+  auto approval = core_->approval_for(path, change);
+  if (!approval) throw_error(Value(), make_error_, approval.error(), path);
+  return Napi::String::New(info.Env(), std::string(msb::approval_name(approval.value())));
+}
+
+// readRange(path, offset, length, binary)
+Napi::Value SandboxWrap::ReadRange(const Napi::CallbackInfo& info) {
+  std::string path = string_arg(info, 0);
+  const auto offset = static_cast<std::uint64_t>(info[1].As<Napi::Number>().DoubleValue());
+  const auto length = static_cast<std::uint64_t>(info[2].As<Napi::Number>().DoubleValue());
+  const bool binary = info[3].ToBoolean();
+  auto core = core_;
+  return Operation<msb::Bytes>::Start(
+      Value(), make_error_, path,
+      [core, path, offset, length, binary]() -> msb::Result<msb::Bytes> {
+        auto bytes = core->read_range(path, offset, length);
+        if (!binary && bytes.ok() && bytes.value().size > kMaxTextBytes) {
+          msb::Error e{msb::Errc::too_large};
+          e.size = bytes.value().size;
+          e.limit = kMaxTextBytes;
+          return e;
+        }
+        return bytes;
+      },
+      binary ? to_buffer : to_text);
+}
+
+Napi::Value SandboxWrap::Edit(const Napi::CallbackInfo& info) {
+  std::string path = string_arg(info, 0);
+  std::string old_text = string_arg(info, 1);
+  std::string new_text = string_arg(info, 2);
+  auto core = core_;
+  return Operation<msb::Unit>::Start(
+      Value(), make_error_, path,
+      [core, path, old_text = std::move(old_text), new_text = std::move(new_text)] {
+        return core->edit(path, old_text, new_text);
+      },
+      to_undefined);
+}
+
+Napi::Value SandboxWrap::Move(const Napi::CallbackInfo& info) {
+  std::string from = string_arg(info, 0);
+  std::string to = string_arg(info, 1);
+  const bool overwrite = info[2].ToBoolean();
+  auto core = core_;
+  return Operation<msb::Unit>::Start(
+      Value(), make_error_, std::vector<std::string>{from, to},
+      [core, from, to, overwrite] { return core->move(from, to, overwrite); }, to_undefined);
+}
+
+Napi::Value SandboxWrap::Copy(const Napi::CallbackInfo& info) {
+  std::string from = string_arg(info, 0);
+  std::string to = string_arg(info, 1);
+  const bool overwrite = info[2].ToBoolean();
+  auto core = core_;
+  return Operation<msb::Unit>::Start(
+      Value(), make_error_, std::vector<std::string>{from, to},
+      [core, from, to, overwrite] { return core->copy(from, to, overwrite); }, to_undefined);
+}
+
+Napi::Value SandboxWrap::Mkdir(const Napi::CallbackInfo& info) {
+  std::string path = string_arg(info, 0);
+  auto core = core_;
+  return Operation<msb::Unit>::Start(
+      Value(), make_error_, path, [core, path] { return core->make_directory(path); },
+      to_undefined);
+}
+
+Napi::Value SandboxWrap::Glob(const Napi::CallbackInfo& info) {
+  std::string pattern = string_arg(info, 0);
+  const auto limit = static_cast<std::size_t>(info[1].As<Napi::Number>().DoubleValue());
+  auto core = core_;
+  return Operation<msb::GlobResult>::Start(
+      Value(), make_error_, pattern, [core, pattern, limit] { return core->glob(pattern, limit); },
+      to_glob);
+}
+
+// readAttachments(paths, { maxAttachments, maxTotalBytes, allowedSuffixes, deniedSuffixes })
+Napi::Value SandboxWrap::ReadAttachments(const Napi::CallbackInfo& info) {
+  std::vector<std::string> paths = strings_from(info[0].As<Napi::Array>());
+  Napi::Object p = info[1].As<Napi::Object>();
+  msb::AttachmentPolicy policy;
+  policy.max_attachments =
+      static_cast<std::size_t>(p.Get("maxAttachments").As<Napi::Number>().DoubleValue());
+  policy.max_total_bytes =
+      static_cast<std::uint64_t>(p.Get("maxTotalBytes").As<Napi::Number>().DoubleValue());
+  policy.allowed_suffixes = strings_from(p.Get("allowedSuffixes").As<Napi::Array>());
+  policy.denied_suffixes = strings_from(p.Get("deniedSuffixes").As<Napi::Array>());
+  auto core = core_;
+  std::vector<std::string> named = paths.empty() ? std::vector<std::string>{"/"} : paths;
+  return Operation<std::vector<msb::Bytes>>::Start(
+      Value(), make_error_, std::move(named),
+      [core, paths, policy] { return core->read_attachments(paths, policy); }, to_buffers);
+}
+
 Napi::Value SandboxWrap::Config(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const msb::MountTable& table = core_->table();
   Napi::Object out = Napi::Object::New(env);
-  out.Set("root", text_value(env, table.root().anchor->host_path()));
-  out.Set("readonly", Napi::Boolean::New(env, table.root().readonly));
+  if (table.has_root()) {
+    const msb::Mount& root = table.root();
+    out.Set("root", text_value(env, root.anchor->host_path()));
+    out.Set("readonly", Napi::Boolean::New(env, root.readonly));
+    out.Set("approval", approval_object(env, root.approval));
+    out.Set("policy", policy_object(env, root.policy));
+  } else {
+    out.Set("root", env.Null());
+    out.Set("readonly", Napi::Boolean::New(env, true));
+  }
   Napi::Array mounts = Napi::Array::New(env);
   uint32_t n = 0;
   for (const msb::Mount& m : table.mounts()) {
@@ -277,9 +489,13 @@ Napi::Value SandboxWrap::Config(const Napi::CallbackInfo& info) {
     mount.Set("source", text_value(env, m.anchor->host_path()));
     mount.Set("target", text_value(env, m.target.str()));
     mount.Set("readonly", Napi::Boolean::New(env, m.readonly));
+    mount.Set("approval", approval_object(env, m.approval));
+    mount.Set("policy", policy_object(env, m.policy));
     mounts.Set(n++, mount);
   }
   out.Set("mounts", mounts);
+  out.Set("depth", Napi::Number::New(env, core_->depth()));
+  out.Set("maxDepth", Napi::Number::New(env, core_->max_depth()));
   return out;
 }
 

@@ -32,7 +32,19 @@ class SandboxWrap : public Napi::ObjectWrap<SandboxWrap> {
   Napi::Value CheckPath(const Napi::CallbackInfo& info);
   Napi::Value CheckWritable(const Napi::CallbackInfo& info);
   Napi::Value Restrict(const Napi::CallbackInfo& info);
+  Napi::Value SelectZones(const Napi::CallbackInfo& info);
+  Napi::Value ApprovalFor(const Napi::CallbackInfo& info);
+  Napi::Value ReadRange(const Napi::CallbackInfo& info);
+  Napi::Value Edit(const Napi::CallbackInfo& info);
+  Napi::Value Move(const Napi::CallbackInfo& info);
+  Napi::Value Copy(const Napi::CallbackInfo& info);
+  Napi::Value Mkdir(const Napi::CallbackInfo& info);
+  Napi::Value Glob(const Napi::CallbackInfo& info);
+  Napi::Value ReadAttachments(const Napi::CallbackInfo& info);
   Napi::Value Config(const Napi::CallbackInfo& info);
+
+  // A JS sandbox around a derived core sandbox, or the core's refusal thrown as a JS error.
+  Napi::Value Wrap(msb::Result<std::shared_ptr<msb::Sandbox>>& child, const std::string& path);
 
   template <typename T>
   Napi::Promise SettleNow(msb::Result<T>& result, const std::string& path,

@@ -8,8 +8,11 @@ const { SandboxConfigError } = require('./errors');
 
 const DEFAULT_MAX_READ_BYTES = 128 * 1024 * 1024;
 const RESOLVERS = ['auto', 'openat2', 'walk'];
-const CONFIG_KEYS = ['root', 'readonly', 'mounts', 'maxReadBytes', 'resolver'];
-const MOUNT_KEYS = ['source', 'target', 'readonly'];
+const DEFAULT_MAX_DEPTH = 5;
+const POLICY_KEYS = ['approval', 'allowedSuffixes', 'deniedSuffixes', 'maxFileBytes'];
+const CONFIG_KEYS = ['root', 'readonly', 'mounts', 'maxReadBytes', 'resolver', 'maxDepth', ...POLICY_KEYS];
+const MOUNT_KEYS = ['source', 'target', 'readonly', ...POLICY_KEYS];
+const APPROVALS = ['preApproved', 'ask', 'blocked'];
 
 function fail(message) {
   throw new SandboxConfigError(`Invalid sandbox config: ${message}`);
@@ -47,14 +50,58 @@ function normalizeTarget(value, where) {
   return target;
 }
 
+function normalizeApproval(value, where) {
+  if (value === undefined) return { write: 'ask', delete: 'ask' };
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    fail(`${where} must be an object like { write: "ask", delete: "blocked" }`);
+  }
+  checkKeys(value, ['write', 'delete'], `${where}.`);
+  const pick = (key) => {
+    const v = value[key] ?? 'ask';
+    if (!APPROVALS.includes(v)) fail(`${where}.${key} must be one of ${APPROVALS.join(', ')}`);
+    return v;
+  };
+  return { write: pick('write'), delete: pick('delete') };
+}
+
+function normalizeSuffixes(value, where) {
+  if (!Array.isArray(value)) fail(`${where} must be an array of suffixes such as [".md", ".txt"]`);
+  return value.map((s, i) => {
+    if (typeof s !== 'string' || s.length < 2 || !s.startsWith('.') || s.includes('/') || s.includes('\0')) {
+      fail(`${where}[${i}] must be a suffix starting with "." such as ".md"`);
+    }
+    return s.toLowerCase();
+  });
+}
+
+// The approval and file policy keys a mount (or the root) may carry.
+function normalizePolicy(object, where) {
+  const policy = {
+    allowedSuffixes:
+      object.allowedSuffixes === undefined ? null : normalizeSuffixes(object.allowedSuffixes, `${where}allowedSuffixes`),
+    deniedSuffixes:
+      object.deniedSuffixes === undefined ? [] : normalizeSuffixes(object.deniedSuffixes, `${where}deniedSuffixes`),
+    maxFileBytes: null,
+  };
+  if (object.maxFileBytes !== undefined) {
+    if (!Number.isSafeInteger(object.maxFileBytes) || object.maxFileBytes < 0) {
+      fail(`${where}maxFileBytes must be a non-negative integer`);
+    }
+    policy.maxFileBytes = object.maxFileBytes;
+  }
+  return { approval: normalizeApproval(object.approval, `${where}approval`), policy };
+}
+
 function normalizeConfig(config) {
   if (config === null || typeof config !== 'object' || Array.isArray(config)) {
     fail('expected an object like { root: "/path/to/project" }');
   }
   checkKeys(config, CONFIG_KEYS, '');
-  const root = checkHostPath(config.root, 'root');
-  const readonly = checkOptionalBoolean(config.readonly, 'readonly');
   if (config.mounts !== undefined && !Array.isArray(config.mounts)) fail('mounts must be an array');
+  // Without a root, "/" only lists the mounts (the zone form of program configs).
+  const rootless = config.root === null && Array.isArray(config.mounts) && config.mounts.length > 0;
+  const root = rootless ? null : checkHostPath(config.root, 'root');
+  const readonly = checkOptionalBoolean(config.readonly, 'readonly');
   const seen = new Set();
   const mounts = (config.mounts || []).map((mount, i) => {
     const where = `mounts[${i}]`;
@@ -67,6 +114,7 @@ function normalizeConfig(config) {
       source: checkHostPath(mount.source, `${where}.source`),
       target,
       readonly: checkOptionalBoolean(mount.readonly, `${where}.readonly`),
+      ...normalizePolicy(mount, `${where}.`),
     };
   });
   let maxReadBytes = DEFAULT_MAX_READ_BYTES;
@@ -78,7 +126,14 @@ function normalizeConfig(config) {
   }
   const resolver = config.resolver ?? process.env.MOUNT_SANDBOX_RESOLVER ?? 'auto';
   if (!RESOLVERS.includes(resolver)) fail(`resolver must be one of ${RESOLVERS.join(', ')}`);
-  return { root, readonly, mounts, maxReadBytes, resolver };
+  let maxDepth = DEFAULT_MAX_DEPTH;
+  if (config.maxDepth !== undefined) {
+    maxDepth = config.maxDepth;
+    if (!Number.isSafeInteger(maxDepth) || maxDepth < 0 || maxDepth > 1000) {
+      fail('maxDepth must be an integer between 0 and 1000');
+    }
+  }
+  return { root, readonly, ...normalizePolicy(config, ''), mounts, maxReadBytes, resolver, maxDepth };
 }
 
-module.exports = { normalizeConfig, DEFAULT_MAX_READ_BYTES };
+module.exports = { normalizeConfig, DEFAULT_MAX_READ_BYTES, DEFAULT_MAX_DEPTH, APPROVALS };

@@ -35,7 +35,8 @@ class InvalidPathError extends SandboxError {
   }
 
   toLLMMessage() {
-    return `Invalid path${this.path ? ` "${this.path}"` : ''}: ${this.message}`;
+    const base = `Invalid path${this.path ? ` "${this.path}"` : ''}: ${this.message}`;
+    return this.readablePaths ? `${base}. Readable paths: ${this.readablePaths.join(', ')}.` : base;
   }
 }
 
@@ -128,7 +129,8 @@ class FileTooLargeError extends SandboxError {
   }
 
   toLLMMessage() {
-    return `Cannot read ${this.path}: it is ${this.size} bytes and the limit is ${this.limit} bytes.`;
+    return `Cannot use ${this.path}: it is ${this.size} bytes and the limit is ${this.limit} bytes. ` +
+      'Read a part of it with an offset and length, or work with a smaller file.';
   }
 }
 
@@ -157,6 +159,103 @@ class SandboxConfigError extends SandboxError {
   }
 }
 
+// A program config or .worker file that does not validate: where, and what was expected there.
+// Meant for the person editing the file, so it names the file (a host path, never shown to a
+// model by this library's own messages).
+class ConfigFileError extends SandboxConfigError {
+  constructor({ file, line, column, keyPath, expected }) {
+    const where = line ? `${file}:${line}:${column}` : file;
+    super(`${where}: ${keyPath ? `${keyPath}: ` : ''}expected ${expected}`);
+    this.name = 'ConfigFileError';
+    this.file = file;
+    this.line = line;
+    this.column = column;
+    this.keyPath = keyPath;
+    this.expected = expected;
+  }
+}
+
+function listOrNone(items) {
+  return items.length === 0 ? 'none' : items.join(', ');
+}
+
+class OutsideSandboxError extends SandboxError {
+  constructor(path, readablePaths = []) {
+    super('OUTSIDE_SANDBOX', `Path is outside the sandbox: ${path}`, path);
+    this.name = 'OutsideSandboxError';
+    this.readablePaths = readablePaths;
+  }
+
+  toLLMMessage() {
+    return `Cannot access ${this.path}: it is outside the sandbox. Readable paths: ${listOrNone(this.readablePaths)}.`;
+  }
+}
+
+// The approval configured for this location is `blocked`: no prompt can allow it.
+class OperationBlockedError extends SandboxError {
+  constructor(operation, path) {
+    super(operation === 'delete' ? 'DELETE_BLOCKED' : 'WRITE_BLOCKED',
+      `${operation === 'delete' ? 'Deleting' : 'Writing'} is blocked here: ${path}`, path);
+    this.name = 'OperationBlockedError';
+    this.operation = operation;
+  }
+
+  toLLMMessage() {
+    const verb = this.operation === 'delete' ? 'delete' : 'write';
+    return `Cannot ${verb} ${this.path}: ${verb === 'delete' ? 'deleting' : 'writing'} files in this location is blocked by the sandbox configuration.`;
+  }
+}
+
+class SuffixNotAllowedError extends SandboxError {
+  constructor(path, allowedSuffixes, deniedSuffixes = []) {
+    super('SUFFIX_NOT_ALLOWED', `File type not allowed here: ${path}`, path);
+    this.name = 'SuffixNotAllowedError';
+    this.allowedSuffixes = allowedSuffixes;
+    this.deniedSuffixes = deniedSuffixes;
+  }
+
+  toLLMMessage() {
+    const parts = [`Cannot use ${this.path}: its file suffix is not allowed here.`];
+    if (this.allowedSuffixes) parts.push(`Allowed suffixes: ${listOrNone(this.allowedSuffixes)}.`);
+    if (this.deniedSuffixes.length > 0) parts.push(`Denied suffixes: ${this.deniedSuffixes.join(', ')}.`);
+    return parts.join(' ');
+  }
+}
+
+class EditError extends SandboxError {
+  constructor(code, path, occurrences) {
+    super(code, code === 'NO_MATCH'
+      ? `The text to replace was not found in ${path}`
+      : `The text to replace occurs ${occurrences} times in ${path}`, path);
+    this.name = 'EditError';
+    this.occurrences = code === 'NO_MATCH' ? 0 : occurrences;
+  }
+
+  toLLMMessage() {
+    return this.code === 'NO_MATCH'
+      ? `Cannot edit ${this.path}: the text to replace does not occur in the file. Read the file and copy the exact text, including whitespace.`
+      : `Cannot edit ${this.path}: the text to replace occurs ${this.occurrences} times. Include more surrounding text so that it occurs exactly once.`;
+  }
+}
+
+// An attachment list that breaks the worker's attachment policy; nothing was read.
+class AttachmentPolicyError extends SandboxError {
+  constructor(rule, message, path) {
+    super('ATTACHMENT_POLICY', `Attachment policy violation: ${message}`, path);
+    this.name = 'AttachmentPolicyError';
+    this.rule = rule; // 'maxAttachments' | 'maxTotalBytes' | 'allowedSuffixes' | 'deniedSuffixes'
+  }
+}
+
+// A worker's sandbox declaration its parent cannot satisfy, or a delegation chain too deep.
+class WorkerSandboxError extends SandboxError {
+  constructor(code, message, worker) {
+    super(code, message);
+    this.name = 'WorkerSandboxError';
+    this.worker = worker;
+  }
+}
+
 function isSandboxError(error) {
   return error instanceof SandboxError;
 }
@@ -181,22 +280,79 @@ function invalidPathReason(path) {
   return 'malformed';
 }
 
-function writablePathsOf({ readonly, mounts }) {
-  const out = readonly ? [] : ['/'];
+function writablePathsOf({ root, readonly, mounts }) {
+  const out = readonly || root === null ? [] : ['/'];
   for (const m of mounts) if (!m.readonly) out.push(m.target);
   return out.sort();
+}
+
+// Top-level locations a model can read: "/" when there is a root, else the mount targets.
+function readablePathsOf({ root, mounts }) {
+  return root === null ? mounts.map((m) => m.target).sort() : ['/'];
+}
+
+// The mount (or root) whose rules apply to a virtual path, found lexically.
+function rulesFor(config, path) {
+  const normal = require('path').posix.normalize(path);
+  let best = null;
+  for (const m of config.mounts) {
+    if ((normal === m.target || normal.startsWith(`${m.target}/`)) &&
+        (!best || m.target.length > best.target.length)) {
+      best = m;
+    }
+  }
+  return best || config;
 }
 
 // Builds the facade error for a core error code. Called by the addon, with the virtual path the
 // caller named; the host path never reaches this function.
 function errorFromCode(code, path, details, context) {
+  const error = errorFor(code, path, details || {}, context);
+  if (details && details.index !== undefined) error.index = details.index;
+  return error;
+}
+
+function errorFor(code, path, details, context) {
   switch (code) {
     case 'NOT_FOUND':
       return new NotFoundError(path);
     case 'INVALID_PATH':
       return invalidPath(invalidPathReason(path), path);
-    case 'PATH_ESCAPE':
-      return invalidPath('escape', path);
+    case 'PATH_ESCAPE': {
+      const error = invalidPath('escape', path);
+      if (context) error.readablePaths = readablePathsOf(context.config());
+      return error;
+    }
+    case 'OUTSIDE_SANDBOX':
+      return new OutsideSandboxError(path, context ? readablePathsOf(context.config()) : []);
+    case 'WRITE_BLOCKED':
+      return new OperationBlockedError('write', path);
+    case 'DELETE_BLOCKED':
+      return new OperationBlockedError('delete', path);
+    case 'SUFFIX_NOT_ALLOWED': {
+      const rules = context ? rulesFor(context.config(), path).policy : null;
+      return new SuffixNotAllowedError(path, rules ? rules.allowedSuffixes : null, rules ? rules.deniedSuffixes : []);
+    }
+    case 'NO_MATCH':
+    case 'AMBIGUOUS_MATCH':
+      return new EditError(code, path, details.size);
+    case 'ZONE_NOT_FOUND':
+      return new WorkerSandboxError(code, 'A requested zone is not available in the parent sandbox');
+    case 'DEPTH_EXCEEDED': {
+      const e = new WorkerSandboxError(code,
+        `Delegation level ${details.size} is deeper than the maximum of ${details.limit}`);
+      e.size = details.size;
+      e.limit = details.limit;
+      return e;
+    }
+    case 'TOO_MANY_ATTACHMENTS':
+      return new AttachmentPolicyError('maxAttachments',
+        `up to ${details.limit} attachment(s) allowed but ${details.size} provided.`);
+    case 'ATTACHMENTS_TOO_LARGE':
+      return new AttachmentPolicyError('maxTotalBytes',
+        `total size ${details.size} bytes exceeds limit of ${details.limit} bytes.`);
+    case 'INVALID_PATTERN':
+      return new SandboxError(code, `Invalid glob pattern: ${path}`, path);
     case 'READ_ONLY':
       return new ReadOnlyError(path, context ? writablePathsOf(context.config()) : undefined);
     case 'PERMISSION_ESCALATION':
@@ -241,8 +397,17 @@ module.exports = {
   MountPointError,
   AccessDeniedError,
   SandboxConfigError,
+  ConfigFileError,
+  OutsideSandboxError,
+  OperationBlockedError,
+  SuffixNotAllowedError,
+  EditError,
+  AttachmentPolicyError,
+  WorkerSandboxError,
   isSandboxError,
   errorFromCode,
   invalidPath,
   writablePathsOf,
+  readablePathsOf,
+  rulesFor,
 };

@@ -10,10 +10,17 @@ export interface FileStat {
   isDirectory: boolean;
 }
 
+export interface ReadRange {
+  /** Byte offset to start at. Default 0. */
+  offset?: number;
+  /** Most bytes to return. Default: to the end (within the read limit). */
+  length?: number;
+}
+
 export interface FileOperations {
-  /** Read a file as UTF-8 (invalid sequences become U+FFFD). */
-  read(path: string): Promise<string>;
-  readBinary(path: string): Promise<Uint8Array>;
+  /** Read a file as UTF-8 (invalid sequences become U+FFFD); with a range, that part of it. */
+  read(path: string, range?: ReadRange): Promise<string>;
+  readBinary(path: string, range?: ReadRange): Promise<Uint8Array>;
   /** Atomically replace the file (temp file + rename), creating parent directories. */
   write(path: string, content: string): Promise<void>;
   writeBinary(path: string, content: Uint8Array): Promise<void>;
@@ -29,7 +36,25 @@ export interface FileOperations {
   isValidPath(path: string): boolean;
 }
 
-export interface Mount {
+export type ApprovalDecision = 'preApproved' | 'ask' | 'blocked';
+
+export interface ApprovalConfig {
+  write?: ApprovalDecision;
+  delete?: ApprovalDecision;
+}
+
+/** Approval and file policy keys a mount (or, at the top level, the root) may carry. */
+export interface MountPolicyConfig {
+  /** Consent needed for changes here. Default ask; `blocked` is enforced by the operations. */
+  approval?: ApprovalConfig;
+  /** Only files ending in one of these (case-insensitive, starting with "."). */
+  allowedSuffixes?: string[];
+  deniedSuffixes?: string[];
+  /** Largest file a read accepts and a write may produce here. */
+  maxFileBytes?: number;
+}
+
+export interface Mount extends MountPolicyConfig {
   source: string;
   target: string;
   readonly?: boolean;
@@ -37,20 +62,80 @@ export interface Mount {
 
 export type ResolverKind = 'auto' | 'openat2' | 'walk';
 
-export interface MountSandboxConfig {
-  /** Host directory mounted at "/"; relative paths resolve against process.cwd(). */
-  root: string;
+export interface MountSandboxConfig extends MountPolicyConfig {
+  /**
+   * Host directory mounted at "/"; relative paths resolve against process.cwd(). null (with
+   * at least one mount): no root, "/" only lists the mounts.
+   */
+  root: string | null;
   readonly?: boolean;
   mounts?: Mount[];
   /** Largest file read() and readBinary() accept. Default 128 MiB. */
   maxReadBytes?: number;
   /** Path resolution strategy; "auto" uses openat2 where the kernel has it. */
   resolver?: ResolverKind;
+  /** How many derived views (restrict, workers) may be chained. Default 5. */
+  maxDepth?: number;
 }
 
 export interface SubWorkerRestriction {
   restrict?: string;
   readonly?: boolean;
+  /** Tightens approvals (never loosens them). */
+  approval?: ApprovalConfig;
+}
+
+export interface ZoneRequest {
+  name: string;
+  mode?: 'ro' | 'rw';
+}
+
+export interface FilePolicyInfo {
+  allowedSuffixes: string[] | null;
+  deniedSuffixes: string[];
+  maxFileBytes: number | null;
+}
+
+export interface MountRules {
+  readonly: boolean;
+  approval: Required<ApprovalConfig>;
+  policy: FilePolicyInfo;
+}
+
+export interface DescribedMount extends MountRules {
+  source: string;
+  target: string;
+}
+
+export interface SandboxDescription extends MountRules {
+  /** null when the sandbox has no root ("/" lists the mounts). */
+  root: string | null;
+  mounts: DescribedMount[];
+  depth: number;
+  maxDepth: number;
+}
+
+export interface GlobResult {
+  paths: string[];
+  truncated: boolean;
+}
+
+export interface AttachmentPolicy {
+  max_attachments?: number;
+  max_total_bytes?: number;
+  allowed_suffixes?: string[];
+  denied_suffixes?: string[];
+}
+
+export interface Attachment {
+  /** The file name (last path component). */
+  name: string;
+  /** The virtual path it was read from. */
+  path: string;
+  mimeType: string;
+  data: Uint8Array;
+  /** The contents as UTF-8, for textual media types. */
+  text?: string;
 }
 
 export interface ResolvedMount {
@@ -60,7 +145,7 @@ export interface ResolvedMount {
 }
 
 export interface ResolvedMountConfig {
-  root: string;
+  root: string | null;
   readonly: boolean;
   /** Longest target first. */
   mounts: ResolvedMount[];
@@ -68,11 +153,72 @@ export interface ResolvedMountConfig {
 
 export interface MountSandbox extends FileOperations {
   canWrite(path: string): boolean;
+  /** The error a write or delete would get from the sandbox's rules, or null. */
+  checkChange(path: string, operation: 'write' | 'delete'): SandboxError | null;
+  /** Approval a change needs here, for needsApproval hooks. */
+  approvalFor(path: string, operation: 'write' | 'delete'): ApprovalDecision;
+  /** Replace the one exact occurrence of oldText (EditError when none or several). */
+  edit(path: string, oldText: string, newText: string): Promise<void>;
+  move(from: string, to: string, options?: { overwrite?: boolean }): Promise<void>;
+  /** The source only needs to be readable. */
+  copy(from: string, to: string, options?: { overwrite?: boolean }): Promise<void>;
+  /** mkdir -p. */
+  mkdir(path: string): Promise<void>;
+  glob(pattern: string, options?: { limit?: number }): Promise<GlobResult>;
+  /** All or nothing: every policy rule is checked before any byte is read. */
+  readAttachments(paths: string[], policy?: AttachmentPolicy): Promise<Attachment[]>;
   restrict(config: SubWorkerRestriction): MountSandbox;
+  selectZones(zones: ZoneRequest[]): MountSandbox;
   getConfig(): ResolvedMountConfig;
+  describe(): SandboxDescription;
+  zones(): string[];
+  readonly depth: number;
   /** Writable top-level virtual paths, for guiding a model after a read-only refusal. */
   writablePaths(): string[];
+  /** Readable top-level virtual paths, for guiding a model after an outside-the-sandbox refusal. */
+  readablePaths(): string[];
 }
+
+export interface ProgramSandboxConfig extends MountRules {
+  layout: 'mounts' | 'sandboxed' | 'direct';
+  root: string | null;
+  mounts: (DescribedMount & { zone?: string })[];
+}
+
+export interface ProgramConfig {
+  /** Absolute path of the config file. */
+  file: string;
+  dir: string;
+  /** null: no sandbox section, so no file access. */
+  sandbox: ProgramSandboxConfig | null;
+  delegation: { maxDepth: number };
+}
+
+export interface WorkerDeclaration {
+  name: string | null;
+  file: string;
+  sandbox: {
+    kind: 'inherit' | 'none' | 'restrict' | 'zones';
+    restrict?: string;
+    readonly?: boolean;
+    approval?: ApprovalConfig;
+    zones?: { name: string; mode: 'ro' | 'rw'; line: number; column: number }[];
+  };
+}
+
+export declare const CONFIG_FILE_NAMES: string[];
+export declare const DEFAULT_ATTACHMENT_POLICY: Readonly<Required<AttachmentPolicy>>;
+export declare function parseProgramConfig(text: string, options: { file: string; format?: 'yaml' | 'json' }): ProgramConfig;
+export declare function loadProgramConfig(file: string): Promise<ProgramConfig>;
+/** Walks up from startDir (default cwd) to the first config file; null when none. */
+export declare function findProgramConfig(startDir?: string): Promise<ProgramConfig | null>;
+/** The createMountSandbox() config a program config describes; null for no sandbox. */
+export declare function sandboxConfigFrom(config: ProgramConfig): MountSandboxConfig | null;
+export declare function createSandboxFromConfig(config: ProgramConfig): Promise<MountSandbox | null>;
+export declare function parseWorkerFile(text: string, file?: string): WorkerDeclaration;
+export declare function loadWorkerFile(file: string): Promise<WorkerDeclaration>;
+/** call_worker's rule: the child's sandbox, null for none; never wider than the parent. */
+export declare function sandboxForWorker(parent: MountSandbox | null, worker: WorkerDeclaration): MountSandbox | null;
 
 export declare const MountSandbox: {
   prototype: MountSandbox;
@@ -101,7 +247,18 @@ export type SandboxErrorCode =
   | 'ALREADY_EXISTS'
   | 'INVALID_CONFIG'
   | 'UNSUPPORTED'
-  | 'IO_ERROR';
+  | 'IO_ERROR'
+  | 'OUTSIDE_SANDBOX'
+  | 'WRITE_BLOCKED'
+  | 'DELETE_BLOCKED'
+  | 'SUFFIX_NOT_ALLOWED'
+  | 'NO_MATCH'
+  | 'AMBIGUOUS_MATCH'
+  | 'ATTACHMENT_POLICY'
+  | 'NO_PARENT_SANDBOX'
+  | 'ZONE_NOT_FOUND'
+  | 'DEPTH_EXCEEDED'
+  | 'INVALID_PATTERN';
 
 export declare class SandboxError extends Error {
   readonly code: string;
@@ -147,5 +304,36 @@ export declare class AccessDeniedError extends SandboxError {
 }
 export declare class SandboxConfigError extends SandboxError {
   constructor(message: string);
+}
+export declare class ConfigFileError extends SandboxConfigError {
+  readonly file: string;
+  /** 1-based; 0 when the problem has no single place. */
+  readonly line: number;
+  readonly column: number;
+  /** Such as "sandbox.mounts[1].target". */
+  readonly keyPath: string;
+  readonly expected: string;
+}
+export declare class OutsideSandboxError extends SandboxError {
+  readonly readablePaths: string[];
+  constructor(path: string, readablePaths?: string[]);
+}
+export declare class OperationBlockedError extends SandboxError {
+  readonly operation: 'write' | 'delete';
+  constructor(operation: 'write' | 'delete', path: string);
+}
+export declare class SuffixNotAllowedError extends SandboxError {
+  readonly allowedSuffixes: string[] | null;
+  readonly deniedSuffixes: string[];
+  constructor(path: string, allowedSuffixes: string[] | null, deniedSuffixes?: string[]);
+}
+export declare class EditError extends SandboxError {
+  readonly occurrences: number;
+}
+export declare class AttachmentPolicyError extends SandboxError {
+  readonly rule: 'maxAttachments' | 'maxTotalBytes' | 'allowedSuffixes' | 'deniedSuffixes';
+}
+export declare class WorkerSandboxError extends SandboxError {
+  readonly worker?: string | null;
 }
 export declare function isSandboxError(error: unknown): error is SandboxError;

@@ -5,9 +5,56 @@ const os = require('os');
 const path = require('path');
 const native = require('./native');
 const errors = require('./errors');
-const { normalizeConfig, DEFAULT_MAX_READ_BYTES } = require('./config');
+const { normalizeConfig, DEFAULT_MAX_READ_BYTES, APPROVALS } = require('./config');
 
-const { errorFromCode, invalidPath, writablePathsOf } = errors;
+const { errorFromCode, invalidPath, writablePathsOf, readablePathsOf } = errors;
+const { readAttachments, DEFAULT_ATTACHMENT_POLICY } = require('./attachments');
+const program = require('./program');
+
+const DEFAULT_GLOB_LIMIT = 1000;
+const MAX_GLOB_LIMIT = 100000;
+
+function optionsProblem(options, allowed) {
+  if (options === null || typeof options !== 'object') return new TypeError('expected an options object');
+  for (const key of Object.keys(options)) {
+    if (!allowed.includes(key)) return new TypeError(`unknown option "${key}" (allowed: ${allowed.join(', ')})`);
+  }
+  return null;
+}
+
+// { offset, length } -> validated numbers; length defaults to "to the end" (bounded by the
+// sandbox's read limit in the core).
+function rangeArgs(range) {
+  const problem = optionsProblem(range, ['offset', 'length']);
+  if (problem) return Promise.reject(problem);
+  const offset = range.offset ?? 0;
+  const length = range.length ?? Number.MAX_SAFE_INTEGER;
+  for (const [name, v] of [['offset', offset], ['length', length]]) {
+    if (!Number.isSafeInteger(v) || v < 0) {
+      return Promise.reject(new RangeError(`expected a non-negative integer for ${name}`));
+    }
+  }
+  return Promise.resolve([offset, length]);
+}
+
+function toUint8Array(buf) {
+  return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+}
+
+// Approvals a restriction adds; unnamed operations keep the parent's (preApproved never loosens).
+function tighteningApproval(approval) {
+  if (approval === undefined) return undefined;
+  if (approval === null || typeof approval !== 'object') {
+    throw new TypeError('expected an object like { write: "ask", delete: "blocked" } for approval');
+  }
+  const out = { write: 'preApproved', delete: 'preApproved' };
+  for (const [key, value] of Object.entries(approval)) {
+    if (key !== 'write' && key !== 'delete') throw new TypeError(`unknown key "${key}" in approval (allowed: write, delete)`);
+    if (!APPROVALS.includes(value)) throw new TypeError(`expected one of ${APPROVALS.join(', ')} for approval.${key}`);
+    out[key] = value;
+  }
+  return out;
+}
 
 // Argument problems are reported the way the operation reports everything else: async methods
 // reject, sync methods throw.
@@ -37,6 +84,7 @@ const NORMAL_FORM = /^(?:\/(?!\.\.?(?:\/|$))[^/\0]{1,85})+$/;
 // normal-form paths from a snapshot of that table, sparing a native call (test/conformance
 // checks it against the core on random paths).
 function lexicalResolver({ root, mounts }) {
+  if (root === null) return () => undefined; // no root: the core decides what lies outside
   const table = mounts.map(({ source, target }) => ({
     target,
     prefix: `${target}/`,
@@ -63,16 +111,20 @@ class MountSandbox {
     this[FAST_RESOLVE] = lexicalResolver(handle.config());
   }
 
-  read(p) {
-    return pathProblem(p) ? Promise.reject(pathProblem(p)) : this[NATIVE].read(p);
+  // With { offset, length }: that part of the file (fewer bytes at its end).
+  read(p, range) {
+    if (pathProblem(p)) return Promise.reject(pathProblem(p));
+    if (range === undefined) return this[NATIVE].read(p);
+    return rangeArgs(range).then(([offset, length]) => this[NATIVE].readRange(p, offset, length, false));
   }
 
-  readBinary(p) {
+  readBinary(p, range) {
     if (pathProblem(p)) return Promise.reject(pathProblem(p));
+    const read = range === undefined
+      ? this[NATIVE].readBinary(p)
+      : rangeArgs(range).then(([offset, length]) => this[NATIVE].readRange(p, offset, length, true));
     // A view in this realm over the addon's buffer: no copy, and `instanceof Uint8Array` holds.
-    return this[NATIVE].readBinary(p).then(
-      (buf) => new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength),
-    );
+    return read.then(toUint8Array);
   }
 
   write(p, content) {
@@ -119,6 +171,73 @@ class MountSandbox {
     }));
   }
 
+  // Replaces the single occurrence of oldText with newText (atomically, like write).
+  edit(p, oldText, newText) {
+    if (pathProblem(p)) return Promise.reject(pathProblem(p));
+    if (typeof oldText !== 'string' || oldText.length === 0) {
+      return Promise.reject(new TypeError('expected a non-empty string for oldText'));
+    }
+    if (typeof newText !== 'string') {
+      return Promise.reject(new TypeError(`expected a string for newText, got ${typeof newText}`));
+    }
+    return this[NATIVE].edit(p, oldText, newText);
+  }
+
+  move(from, to, options) {
+    return this.#transfer('move', from, to, options);
+  }
+
+  // The source only needs to be readable: copying out of a read-only mount is allowed.
+  copy(from, to, options) {
+    return this.#transfer('copy', from, to, options);
+  }
+
+  #transfer(op, from, to, options = {}) {
+    const problem = pathProblem(from) || pathProblem(to) || optionsProblem(options, ['overwrite']);
+    if (problem) return Promise.reject(problem);
+    if (options.overwrite !== undefined && typeof options.overwrite !== 'boolean') {
+      return Promise.reject(new TypeError('expected a boolean for overwrite'));
+    }
+    return this[NATIVE][op](from, to, options.overwrite === true);
+  }
+
+  // mkdir -p; an existing directory is fine.
+  mkdir(p) {
+    return pathProblem(p) ? Promise.reject(pathProblem(p)) : this[NATIVE].mkdir(p);
+  }
+
+  // Virtual paths matching a pattern such as "/src/**/*.ts", sorted, at most `limit` (1000 by
+  // default); `truncated` says more matched.
+  glob(pattern, options = {}) {
+    if (typeof pattern !== 'string' || pattern.length === 0 || pattern.length >= MAX_PATH_LENGTH) {
+      return Promise.reject(new TypeError('expected a non-empty pattern string such as "/src/**/*.ts"'));
+    }
+    const problem = optionsProblem(options, ['limit']);
+    if (problem) return Promise.reject(problem);
+    const limit = options.limit ?? DEFAULT_GLOB_LIMIT;
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_GLOB_LIMIT) {
+      return Promise.reject(new RangeError(`expected an integer between 1 and ${MAX_GLOB_LIMIT} for limit`));
+    }
+    return this[NATIVE].glob(pattern, limit).then(({ paths, truncated }) => ({
+      paths: paths === '' ? [] : paths.split('\0'),
+      truncated,
+    }));
+  }
+
+  // Files for a child worker, read in one native call after every rule has passed.
+  readAttachments(paths, policy) {
+    return readAttachments(this[NATIVE], paths, policy);
+  }
+
+  // What golem-forge's needsApproval hooks ask: 'preApproved', 'ask' or 'blocked'.
+  approvalFor(p, operation) {
+    checkPathSync(p);
+    if (operation !== 'write' && operation !== 'delete') {
+      throw new TypeError('expected "write" or "delete" for operation');
+    }
+    return this[NATIVE].approvalFor(p, operation);
+  }
+
   resolve(p) {
     checkPathSync(p);
     const fast = this[FAST_RESOLVE](p);
@@ -130,16 +249,28 @@ class MountSandbox {
   }
 
   canWrite(p) {
-    return pathProblem(p) === null && this[NATIVE].checkWritable(p) === undefined;
+    return pathProblem(p) === null && this[NATIVE].checkWritable(p, 'write') === undefined;
   }
 
+  // Why a write or delete at `p` would be refused by the sandbox's rules (read-only, mount
+  // points, blocked approvals, suffixes), as the error it would throw; null when allowed. Lexical:
+  // the operation itself re-checks on disk.
+  checkChange(p, operation) {
+    checkPathSync(p);
+    if (operation !== 'write' && operation !== 'delete') {
+      throw new TypeError('expected "write" or "delete" for operation');
+    }
+    return this[NATIVE].checkWritable(p, operation) ?? null;
+  }
+
+  // A narrower view: a subtree, read-only, tighter approvals. Never wider than this one.
   restrict(restriction = {}) {
     if (restriction === null || typeof restriction !== 'object') {
       throw new TypeError('expected an object like { restrict: "/src", readonly: true } for restriction');
     }
     for (const key of Object.keys(restriction)) {
-      if (key !== 'restrict' && key !== 'readonly') {
-        throw new TypeError(`unknown key "${key}" in restriction (allowed: restrict, readonly)`);
+      if (!['restrict', 'readonly', 'approval'].includes(key)) {
+        throw new TypeError(`unknown key "${key}" in restriction (allowed: restrict, readonly, approval)`);
       }
     }
     const sub = restriction.restrict === undefined ? '/' : restriction.restrict;
@@ -148,12 +279,52 @@ class MountSandbox {
     if (readonly !== undefined && typeof readonly !== 'boolean') {
       throw new TypeError(`expected a boolean for readonly, got ${typeof readonly}`);
     }
-    return new MountSandbox(this[NATIVE].restrict(sub, readonly));
+    const approval = tighteningApproval(restriction.approval);
+    return new MountSandbox(this[NATIVE].restrict(sub, readonly, approval));
+  }
+
+  // Keeps only the named zones (top-level mounts), each optionally read-only.
+  selectZones(zones) {
+    if (!Array.isArray(zones)) throw new TypeError('expected an array like [{ name: "data", mode: "ro" }]');
+    const requests = zones.map((z, i) => {
+      if (z === null || typeof z !== 'object' || typeof z.name !== 'string') {
+        throw new TypeError(`expected { name, mode } for zones[${i}]`);
+      }
+      if (z.mode !== undefined && z.mode !== 'ro' && z.mode !== 'rw') {
+        throw new TypeError(`expected "ro" or "rw" for zones[${i}].mode`);
+      }
+      return { name: z.name, readonly: z.mode === 'ro' };
+    });
+    return new MountSandbox(this[NATIVE].selectZones(requests));
   }
 
   getConfig() {
     const { root, readonly, mounts } = this[NATIVE].config();
-    return { root, readonly, mounts };
+    return {
+      root,
+      readonly,
+      mounts: mounts.map(({ source, target, readonly: ro }) => ({ source, target, readonly: ro })),
+    };
+  }
+
+  // The whole effective table: approvals, policies, delegation depth.
+  describe() {
+    return this[NATIVE].config();
+  }
+
+  // Names of the top-level mounts ("zones" in seed 000's vocabulary).
+  zones() {
+    return this[NATIVE].config().mounts
+      .filter((m) => m.target.lastIndexOf('/') === 0)
+      .map((m) => m.target.slice(1));
+  }
+
+  get depth() {
+    return this[NATIVE].config().depth;
+  }
+
+  readablePaths() {
+    return readablePathsOf(this[NATIVE].config());
   }
 
   // Writable top-level locations, for guiding a model after a read-only refusal.
@@ -204,8 +375,25 @@ async function createTestSandbox() {
   return createMountSandbox({ root });
 }
 
+// The sandbox a program config describes (creating missing directories, as
+// createMountSandboxAsync does), or null when it has no sandbox section: no file access.
+async function createSandboxFromConfig(programConfig) {
+  const config = program.sandboxConfigFrom(programConfig);
+  return config === null ? null : createMountSandboxAsync(config);
+}
+
 module.exports = {
   createMountSandbox,
+  createSandboxFromConfig,
+  findProgramConfig: program.findProgramConfig,
+  loadProgramConfig: program.loadProgramConfig,
+  parseProgramConfig: program.parseProgramConfig,
+  sandboxConfigFrom: program.sandboxConfigFrom,
+  parseWorkerFile: program.parseWorkerFile,
+  loadWorkerFile: program.loadWorkerFile,
+  sandboxForWorker: program.sandboxForWorker,
+  CONFIG_FILE_NAMES: program.CONFIG_FILE_NAMES,
+  DEFAULT_ATTACHMENT_POLICY,
   createMountSandboxAsync,
   createTestSandbox,
   MountSandbox,
@@ -224,5 +412,12 @@ module.exports = {
   MountPointError: errors.MountPointError,
   AccessDeniedError: errors.AccessDeniedError,
   SandboxConfigError: errors.SandboxConfigError,
+  ConfigFileError: errors.ConfigFileError,
+  OutsideSandboxError: errors.OutsideSandboxError,
+  OperationBlockedError: errors.OperationBlockedError,
+  SuffixNotAllowedError: errors.SuffixNotAllowedError,
+  EditError: errors.EditError,
+  AttachmentPolicyError: errors.AttachmentPolicyError,
+  WorkerSandboxError: errors.WorkerSandboxError,
   isSandboxError: errors.isSandboxError,
 };

@@ -24,6 +24,18 @@ std::string_view errc_name(Errc code) noexcept {
     case Errc::invalid_config: return "INVALID_CONFIG";
     case Errc::unsupported: return "UNSUPPORTED";
     case Errc::io_error: return "IO_ERROR";
+    case Errc::outside_sandbox: return "OUTSIDE_SANDBOX";
+    case Errc::write_blocked: return "WRITE_BLOCKED";
+    case Errc::delete_blocked: return "DELETE_BLOCKED";
+    case Errc::suffix_not_allowed: return "SUFFIX_NOT_ALLOWED";
+    case Errc::no_match: return "NO_MATCH";
+    case Errc::ambiguous_match: return "AMBIGUOUS_MATCH";
+    case Errc::too_many_attachments: return "TOO_MANY_ATTACHMENTS";
+    case Errc::attachments_too_large: return "ATTACHMENTS_TOO_LARGE";
+    case Errc::depth_exceeded: return "DEPTH_EXCEEDED";
+    case Errc::no_parent_sandbox: return "NO_PARENT_SANDBOX";
+    case Errc::zone_not_found: return "ZONE_NOT_FOUND";
+    case Errc::invalid_pattern: return "INVALID_PATTERN";
   }
   return "IO_ERROR";
 }

@@ -2,6 +2,7 @@
 // host path: callers pair an Errc with the virtual path they asked about.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 #include <utility>
@@ -28,6 +29,18 @@ enum class Errc : std::uint8_t {
   invalid_config,         // bad root/mount configuration
   unsupported,            // requested resolver is not available on this kernel
   io_error,               // anything else the host reported
+  outside_sandbox,        // the path lies under no mount (sandboxes without a root)
+  write_blocked,          // approval for writes here is `blocked`
+  delete_blocked,         // approval for deletes here is `blocked`
+  suffix_not_allowed,     // the file name's suffix is not allowed by the mount's policy
+  no_match,               // edit: the text to replace does not occur
+  ambiguous_match,        // edit: the text to replace occurs more than once (size = count)
+  too_many_attachments,   // more attachments than the policy allows (size = count)
+  attachments_too_large,  // attachments' total size exceeds the policy (size, limit)
+  depth_exceeded,         // delegation deeper than maxDepth (size = depth, limit = max)
+  no_parent_sandbox,      // a worker declares sandbox rules but its parent has none
+  zone_not_found,         // a worker asks for a zone its parent lacks (index = request)
+  invalid_pattern,        // glob pattern is malformed
 };
 
 std::string_view errc_name(Errc code) noexcept;
@@ -40,6 +53,10 @@ struct Error {
   int sys_errno = 0;        // original errno, 0 when the refusal is the sandbox's own
   std::uint64_t size = 0;   // too_large: actual size
   std::uint64_t limit = 0;  // too_large: configured limit
+  // Which of several inputs the error is about: 0 = source, 1 = destination for move/copy;
+  // the attachment or zone request's position otherwise. kNoIndex when there is one input.
+  std::size_t index = kNoIndex;
+  static constexpr std::size_t kNoIndex = static_cast<std::size_t>(-1);
 };
 
 // Minimal expected<T, Error>: std::expected needs C++23.

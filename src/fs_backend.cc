@@ -235,4 +235,80 @@ Status make_dir(int dir_fd, const std::string& name) {
   return from_errno();
 }
 
+namespace {
+
+// Puts a finished temporary in place: over whatever `name` is (`replace`), or only where
+// there is nothing, which the kernel decides atomically.
+Status commit_temp(int dir_fd, const std::string& temp, const std::string& name, bool replace) {
+  if (replace) {
+    if (::renameat(dir_fd, temp.c_str(), dir_fd, name.c_str()) != 0) return from_errno();
+    return ok_status();
+  }
+  if (::renameat2(dir_fd, temp.c_str(), dir_fd, name.c_str(), RENAME_NOREPLACE) == 0) {
+    return ok_status();
+  }
+  if (errno != EINVAL) return from_errno();
+  // Filesystems without RENAME_NOREPLACE: link() never replaces either.
+  if (::linkat(dir_fd, temp.c_str(), dir_fd, name.c_str(), 0) != 0) return from_errno();
+  ::unlinkat(dir_fd, temp.c_str(), 0);
+  return ok_status();
+}
+
+// What `name` holds now, if anything, when a new entry is about to take its place.
+Result<std::optional<struct stat>> entry_to_replace(int dir_fd, const std::string& name,
+                                                    bool replace) {
+  struct stat st;
+  if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (errno != ENOENT) return from_errno();
+    return std::optional<struct stat>{};
+  }
+  if (S_ISDIR(st.st_mode)) return Errc::is_directory;
+  if (!replace) return Errc::already_exists;
+  if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) return Errc::not_regular_file;
+  return std::optional<struct stat>{st};
+}
+
+}  // namespace
+
+Status install_file(int dir_fd, const std::string& name, const std::uint8_t* data,
+                    std::size_t size, std::uint32_t new_mode, bool replace) {
+  auto existing = entry_to_replace(dir_fd, name, replace);
+  if (!existing) return existing.error();
+  const auto& old = existing.value();
+  const bool had_file = old && S_ISREG(old->st_mode);
+  std::string temp;
+  auto created = create_temp(dir_fd, had_file ? 0600 : static_cast<mode_t>(new_mode & 0777), temp);
+  if (!created) return created.error();
+  UniqueFd fd = std::move(created.value());
+  Status st = had_file ? copy_attributes(fd.get(), *old) : ok_status();
+  if (st) st = write_all(fd.get(), data, size);
+  if (st) st = commit_temp(dir_fd, temp, name, replace);
+  if (!st) ::unlinkat(dir_fd, temp.c_str(), 0);
+  return st;
+}
+
+Result<std::string> read_link(int dir_fd, const std::string& name) {
+  std::string text(4096, '\0');  // PATH_MAX: the kernel stores no longer link text
+  const ssize_t n = ::readlinkat(dir_fd, name.c_str(), text.data(), text.size());
+  if (n < 0) return from_errno();
+  if (static_cast<std::size_t>(n) >= text.size()) return Error{Errc::io_error, ENAMETOOLONG};
+  text.resize(static_cast<std::size_t>(n));
+  return text;
+}
+
+Status install_symlink(int dir_fd, const std::string& name, const std::string& text,
+                       bool replace) {
+  auto existing = entry_to_replace(dir_fd, name, replace);
+  if (!existing) return existing.error();
+  std::string temp;
+  for (int attempt = 0;; ++attempt) {
+    temp = temp_name();
+    if (::symlinkat(text.c_str(), dir_fd, temp.c_str()) == 0) break;
+    if (errno != EEXIST || attempt == 15) return from_errno();
+  }
+  Status st = commit_temp(dir_fd, temp, name, replace);
+  if (!st) ::unlinkat(dir_fd, temp.c_str(), 0);
+  return st;
+}
+
 }  // namespace msb

@@ -18,9 +18,11 @@ std::size_t target_length(const Mount& m) {
 
 }  // namespace
 
-Result<MountTable> MountTable::create(const std::string& root, bool readonly,
-                                      const std::vector<MountSpec>& specs) {
-  if (root.empty() || root.front() != '/' || root.find('\0') != std::string::npos) {
+Result<MountTable> MountTable::create(const RootSpec& root, const std::vector<MountSpec>& specs) {
+  const bool rootless = root.source.empty();
+  if (rootless && specs.empty()) return config_error(SIZE_MAX);
+  if (!rootless &&
+      (root.source.front() != '/' || root.source.find('\0') != std::string::npos)) {
     return config_error(SIZE_MAX);
   }
   MountTable table;
@@ -35,10 +37,13 @@ Result<MountTable> MountTable::create(const std::string& root, bool readonly,
     for (const Mount& other : table.mounts_) {
       if (other.target.parts == target.value().parts) return config_error(i);
     }
-    table.mounts_.push_back(
-        Mount{target.value(), Anchor::at_host_path(spec.source), spec.readonly});
+    table.mounts_.push_back(Mount{target.value(), Anchor::at_host_path(spec.source),
+                                  spec.readonly, spec.approval, spec.policy});
   }
-  table.mounts_.push_back(Mount{VirtualPath{}, Anchor::at_host_path(root), readonly});
+  if (!rootless) {
+    table.mounts_.push_back(Mount{VirtualPath{}, Anchor::at_host_path(root.source), root.readonly,
+                                  root.approval, root.policy});
+  }
   table.sort_mounts();
   return table;
 }
@@ -52,40 +57,85 @@ void MountTable::sort_mounts() {
 }
 
 Location MountTable::locate(const VirtualPath& path) const {
-  const Mount* best = &root();
+  // Mounts are sorted longest target first, so the first prefix is the deepest mount.
   for (const Mount& m : mounts_) {
-    if (!m.target.parts.empty() && has_prefix(path.parts, m.target.parts) &&
-        m.target.parts.size() > best->target.parts.size()) {
-      best = &m;
-    }
+    if (has_prefix(path.parts, m.target.parts)) return Location{&m, m.target.parts.size()};
   }
-  return Location{best, best->target.parts.size()};
+  return Location{nullptr, 0};
 }
 
 Result<MountTable> MountTable::restrict(const VirtualPath& sub,
-                                        std::optional<bool> readonly) const {
-  const bool force_readonly = readonly.value_or(false);
+                                        const Narrowing& narrowing) const {
+  const bool force_readonly = narrowing.readonly.value_or(false);
+  auto narrowed = [&](const Mount& m, VirtualPath target, std::shared_ptr<Anchor> anchor) {
+    return Mount{std::move(target), std::move(anchor), m.readonly || force_readonly,
+                 tighten(m.approval, narrowing.approval), tighten(m.policy, narrowing.policy)};
+  };
   Location where = locate(sub);
-  std::vector<std::string> rest(sub.parts.begin() + static_cast<std::ptrdiff_t>(where.rest_begin),
-                                sub.parts.end());
-  Mount new_root{VirtualPath{}, Anchor::beneath(where.mount->anchor, std::move(rest)),
-                 where.mount->readonly || force_readonly};
-  if (readonly.has_value() && !*readonly && new_root.readonly) {
+  std::optional<Mount> new_root;
+  if (where.mount != nullptr) {
+    std::vector<std::string> rest(
+        sub.parts.begin() + static_cast<std::ptrdiff_t>(where.rest_begin), sub.parts.end());
+    new_root = narrowed(*where.mount, VirtualPath{},
+                        Anchor::beneath(where.mount->anchor, std::move(rest)));
+  } else if (!holds_mount_point(sub)) {
+    return Errc::outside_sandbox;
+  }
+  const bool result_readonly = new_root ? new_root->readonly : all_readonly_below(sub);
+  if (narrowing.readonly.has_value() && !*narrowing.readonly && result_readonly) {
     return Error{Errc::permission_escalation};
   }
   MountTable child;
   child.hidden_readonly_ = hidden_readonly_;
   for (const Mount& m : mounts_) {
     if (m.target.parts.size() <= sub.parts.size() || !has_prefix(m.target.parts, sub.parts)) {
-      if (m.readonly && m.anchor != new_root.anchor) child.hidden_readonly_.push_back(m.anchor);
+      if (m.readonly && (!new_root || m.anchor != new_root->anchor)) {
+        child.hidden_readonly_.push_back(m.anchor);
+      }
       continue;
     }
     VirtualPath moved;
     moved.parts.assign(m.target.parts.begin() + static_cast<std::ptrdiff_t>(sub.parts.size()),
                        m.target.parts.end());
-    child.mounts_.push_back(Mount{std::move(moved), m.anchor, m.readonly || force_readonly});
+    child.mounts_.push_back(narrowed(m, std::move(moved), m.anchor));
   }
-  child.mounts_.push_back(std::move(new_root));
+  if (new_root) child.mounts_.push_back(std::move(*new_root));
+  child.sort_mounts();
+  return child;
+}
+
+bool MountTable::all_readonly_below(const VirtualPath& sub) const {
+  for (const Mount& m : mounts_) {
+    if (has_prefix(m.target.parts, sub.parts) && !m.readonly) return false;
+  }
+  return true;
+}
+
+Result<MountTable> MountTable::select_zones(const std::vector<ZoneSelection>& zones) const {
+  MountTable child;
+  child.hidden_readonly_ = hidden_readonly_;
+  for (std::size_t i = 0; i < zones.size(); ++i) {
+    const Mount* found = nullptr;
+    for (const Mount& m : mounts_) {
+      if (m.target.parts.size() == 1 && m.target.parts[0] == zones[i].name) found = &m;
+    }
+    Error refusal{Errc::zone_not_found};
+    refusal.index = i;
+    if (found == nullptr) return refusal;
+    if (found->readonly && !zones[i].readonly) {
+      refusal.code = Errc::permission_escalation;
+      return refusal;
+    }
+    Mount kept = *found;
+    kept.readonly = found->readonly || zones[i].readonly;
+    child.mounts_.push_back(std::move(kept));
+  }
+  // Everything not selected stays read-only wherever its source reappears inside a kept one.
+  for (const Mount& m : mounts_) {
+    const bool kept = std::any_of(child.mounts_.begin(), child.mounts_.end(),
+                                  [&](const Mount& k) { return k.anchor == m.anchor; });
+    if (m.readonly && !kept) child.hidden_readonly_.push_back(m.anchor);
+  }
   child.sort_mounts();
   return child;
 }

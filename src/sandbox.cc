@@ -20,21 +20,59 @@ bool contains(const std::vector<FileId>& ids, const FileId& id) {
 
 }  // namespace
 
+Sandbox::Sandbox(MountTable table, const Sandbox* parent, std::uint64_t max_read_bytes,
+                 ResolverKind resolver, std::uint32_t max_depth)
+    : table_(std::move(table)),
+      max_read_bytes_(max_read_bytes),
+      resolver_(resolver),
+      depth_(parent ? parent->depth_ + 1 : 0),
+      max_depth_(max_depth) {}
+
 Result<std::shared_ptr<Sandbox>> Sandbox::create(const SandboxOptions& options) {
-  auto table = MountTable::create(options.root, options.readonly, options.mounts);
+  auto table = MountTable::create(options.root, options.mounts);
   if (!table) return table.error();
+  return std::shared_ptr<Sandbox>(new Sandbox(std::move(table.value()), nullptr,
+                                              options.max_read_bytes, options.resolver,
+                                              options.max_depth));
+}
+
+Result<std::shared_ptr<Sandbox>> Sandbox::derived(Result<MountTable> table) const {
+  if (!table) return table.error();
+  if (depth_ + 1 > max_depth_) {
+    Error e{Errc::depth_exceeded};
+    e.size = depth_ + 1;
+    e.limit = max_depth_;
+    return e;
+  }
   return std::shared_ptr<Sandbox>(
-      new Sandbox(std::move(table.value()), options.max_read_bytes, options.resolver));
+      new Sandbox(std::move(table.value()), this, max_read_bytes_, resolver_, max_depth_));
 }
 
 Result<std::shared_ptr<Sandbox>> Sandbox::restrict(std::string_view sub,
                                                    std::optional<bool> readonly) const {
+  Narrowing narrowing;
+  narrowing.readonly = readonly;
+  return restrict(sub, narrowing);
+}
+
+Result<std::shared_ptr<Sandbox>> Sandbox::restrict(std::string_view sub,
+                                                   const Narrowing& narrowing) const {
   auto path = parse_virtual_path(sub);
   if (!path) return path.error();
-  auto table = table_.restrict(path.value(), readonly);
-  if (!table) return table.error();
-  return std::shared_ptr<Sandbox>(
-      new Sandbox(std::move(table.value()), max_read_bytes_, resolver_));
+  return derived(table_.restrict(path.value(), narrowing));
+}
+
+Result<std::shared_ptr<Sandbox>> Sandbox::select_zones(
+    const std::vector<ZoneSelection>& zones) const {
+  return derived(table_.select_zones(zones));
+}
+
+Result<Approval> Sandbox::approval_for(std::string_view text, Change change) const {
+  auto target = locate(text);
+  if (!target) return target.error();
+  const Mount* mount = target.value().at.mount;
+  if (mount == nullptr) return Approval::blocked;  // nothing can be written outside the mounts
+  return change == Change::write ? mount->approval.write : mount->approval.remove;
 }
 
 Result<Sandbox::Target> Sandbox::locate(std::string_view text) const {
@@ -45,10 +83,16 @@ Result<Sandbox::Target> Sandbox::locate(std::string_view text) const {
   return target;
 }
 
+Status Sandbox::require_mount(const Target& t) const {
+  if (t.at.mount != nullptr) return ok_status();
+  return table_.holds_mount_point(t.path) ? Errc::is_directory : Errc::outside_sandbox;
+}
+
 Result<std::string> Sandbox::host_path(std::string_view text) const {
   auto target = locate(text);
   if (!target) return target.error();
   const Target& t = target.value();
+  if (t.at.mount == nullptr) return Errc::outside_sandbox;  // virtual directories have no host path
   std::string out = t.at.mount->anchor->host_path();
   for (std::size_t i = t.at.rest_begin; i < t.path.parts.size(); ++i) {
     if (out.empty() || out.back() != '/') out += '/';
@@ -60,17 +104,64 @@ Result<std::string> Sandbox::host_path(std::string_view text) const {
 Status Sandbox::check_writable(std::string_view text) const {
   auto target = locate(text);
   if (!target) return target.error();
-  return writable(target.value());
+  return check_write_rules(target.value(), 0);
+}
+
+Status Sandbox::check_deletable(std::string_view text) const {
+  auto target = locate(text);
+  if (!target) return target.error();
+  return check_delete_rules(target.value());
 }
 
 Status Sandbox::writable(const Target& t) const {
+  if (t.at.mount == nullptr) {
+    if (t.path.is_root()) return Errc::is_directory;
+    return table_.holds_mount_point(t.path) ? Errc::mount_point : Errc::outside_sandbox;
+  }
   if (t.at.mount->readonly) return Errc::read_only;
   if (t.path.is_root()) return Errc::is_directory;
   if (table_.holds_mount_point(t.path)) return Errc::mount_point;
   return ok_status();
 }
 
+Status Sandbox::check_read_rules(const Target& t, std::uint64_t size) const {
+  if (auto st = require_mount(t); !st) return st;
+  const FilePolicy& policy = t.at.mount->policy;
+  if (!t.path.is_root() && !suffix_allowed(policy, t.path.parts.back())) {
+    return Errc::suffix_not_allowed;
+  }
+  if (policy.max_file_bytes && size > *policy.max_file_bytes) {
+    Error e{Errc::too_large};
+    e.size = size;
+    e.limit = *policy.max_file_bytes;
+    return e;
+  }
+  return ok_status();
+}
+
+Status Sandbox::check_write_rules(const Target& t, std::uint64_t size) const {
+  if (auto st = writable(t); !st) return st;
+  if (t.at.mount->approval.write == Approval::blocked) return Errc::write_blocked;
+  return check_read_rules(t, size);
+}
+
+Status Sandbox::check_delete_rules(const Target& t) const {
+  if (auto st = writable(t); !st) return st;
+  if (t.at.mount->approval.remove == Approval::blocked) return Errc::delete_blocked;
+  return ok_status();
+}
+
+std::uint64_t Sandbox::read_limit(const Target& t) const {
+  const FilePolicy& policy = t.at.mount->policy;
+  return policy.max_file_bytes ? std::min(max_read_bytes_, *policy.max_file_bytes)
+                               : max_read_bytes_;
+}
+
 Result<UniqueFd> Sandbox::open(const Target& t, int flags) const {
+  if (t.at.mount == nullptr) {
+    // A virtual directory has no descriptor; callers treat not_found there like a directory.
+    return table_.holds_mount_point(t.path) ? Errc::not_found : Errc::outside_sandbox;
+  }
   auto base = t.at.mount->anchor->fd(resolver_);
   if (!base) return base.error();
   return open_beneath(base.value(), t.path.parts, t.at.rest_begin, t.path.parts.size(),
@@ -78,7 +169,7 @@ Result<UniqueFd> Sandbox::open(const Target& t, int flags) const {
 }
 
 std::optional<Result<UniqueFd>> Sandbox::open_now(const Target& t, int flags) const {
-  if (resolver_ == ResolverKind::walk) return std::nullopt;
+  if (resolver_ == ResolverKind::walk || t.at.mount == nullptr) return std::nullopt;
   const int base = t.at.mount->anchor->pinned_fd();
   if (base < 0) return std::nullopt;  // pinning opens a host path, which may block
   return open_beneath_cached(base, t.path.parts, t.at.rest_begin, t.path.parts.size(), flags);
@@ -87,11 +178,15 @@ std::optional<Result<UniqueFd>> Sandbox::open_now(const Target& t, int flags) co
 std::optional<Result<Bytes>> Sandbox::read_now(std::string_view text) const {
   auto target = locate(text);
   if (!target) return Result<Bytes>(target.error());
+  const Target& t = target.value();
+  if (t.at.mount == nullptr) return std::nullopt;
+  if (auto st = check_read_rules(t, 0); !st) return Result<Bytes>(st.error());
   // O_PATH first: it runs no filesystem open hook, so nothing here can wait on FUSE or NFS.
-  auto path_fd = open_now(target.value(), kPathFlags);
+  auto path_fd = open_now(t, kPathFlags);
   if (!path_fd || !path_fd->ok()) return std::nullopt;  // refusals are classified when blocking
-  auto bytes = read_local_cached_file(path_fd->value().get(),
-                                      std::min(max_read_bytes_, kMaxInlineReadBytes));
+  // A file over a limit is left to read(), which reports the size and the limit.
+  auto bytes =
+      read_local_cached_file(path_fd->value().get(), std::min(read_limit(t), kMaxInlineReadBytes));
   if (!bytes) return std::nullopt;
   return Result<Bytes>(std::move(*bytes));
 }
@@ -119,14 +214,18 @@ std::optional<Result<bool>> Sandbox::exists_now(std::string_view text) const {
 Result<Bytes> Sandbox::read(std::string_view text) const {
   auto target = locate(text);
   if (!target) return target.error();
-  auto fd = open(target.value(), kReadFlags);
+  const Target& t = target.value();
+  if (t.at.mount != nullptr) {
+    if (auto st = check_read_rules(t, 0); !st) return st.error();
+  }
+  auto fd = open(t, kReadFlags);
   if (!fd) {
     if (fd.error().code == Errc::not_found && table_.holds_mount_point(target.value().path)) {
       return Errc::is_directory;
     }
     return fd.error();
   }
-  return read_regular_file(fd.value().get(), max_read_bytes_);
+  return read_regular_file(fd.value().get(), read_limit(t));
 }
 
 Result<bool> Sandbox::exists(std::string_view text) const {
@@ -135,6 +234,7 @@ Result<bool> Sandbox::exists(std::string_view text) const {
   auto fd = open(target.value(), kPathFlags);
   if (fd) return true;
   const Errc code = fd.error().code;
+  if (code == Errc::outside_sandbox) return false;  // nothing is there in the virtual tree
   if (code == Errc::not_found || code == Errc::not_directory) {
     return table_.holds_mount_point(target.value().path);
   }
@@ -190,7 +290,7 @@ Status Sandbox::write(std::string_view text, const std::uint8_t* data, std::size
   auto target = locate(text);
   if (!target) return target.error();
   const Target& t = target.value();
-  if (auto st = writable(t); !st) return st;
+  if (auto st = check_write_rules(t, size); !st) return st;
   auto dir = open_parent_for_change(t, true);
   if (!dir) return dir.error();
   return replace_file(dir.value().get(), t.path.parts.back(), data, size);
@@ -200,7 +300,7 @@ Status Sandbox::remove(std::string_view text) const {
   auto target = locate(text);
   if (!target) return target.error();
   const Target& t = target.value();
-  if (auto st = writable(t); !st) return st;
+  if (auto st = check_delete_rules(t); !st) return st;
   auto dir = open_parent_for_change(t, false);
   if (!dir) return dir.error();
   return remove_entry(dir.value().get(), t.path.parts.back());

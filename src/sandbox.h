@@ -25,31 +25,82 @@ inline constexpr std::uint64_t kMaxListBytes = 64ull << 20;
 // Largest file read_now() copies on the caller's thread; bigger ones go to a worker thread.
 inline constexpr std::uint64_t kMaxInlineReadBytes = 64ull << 10;
 
+// Largest number of paths glob() returns when the caller names no limit, and the most it
+// ever returns.
+inline constexpr std::size_t kDefaultGlobLimit = 1000;
+inline constexpr std::size_t kMaxGlobLimit = 100000;
+
 struct SandboxOptions {
-  std::string root;
-  bool readonly = false;
+  RootSpec root;  // root.source empty: no root, only mounts
   std::vector<MountSpec> mounts;
   std::uint64_t max_read_bytes = kDefaultMaxReadBytes;
   ResolverKind resolver = ResolverKind::automatic;
+  std::uint32_t max_depth = 5;  // how many derivations (restrict, workers) may be chained
+};
+
+// The kinds of change approvals are asked for.
+enum class Change : std::uint8_t { write, remove };
+
+// golem-forge's attachment policy: defaults as in its worker schema.
+struct AttachmentPolicy {
+  std::size_t max_attachments = 4;
+  std::uint64_t max_total_bytes = 10'000'000;
+  std::vector<std::string> allowed_suffixes;  // empty: any
+  std::vector<std::string> denied_suffixes;
+};
+
+struct GlobResult {
+  std::vector<std::string> paths;  // virtual paths, sorted
+  bool truncated = false;          // more matched than the limit
 };
 
 class Sandbox {
  public:
   static Result<std::shared_ptr<Sandbox>> create(const SandboxOptions& options);
 
+  // Derived views count towards max_depth: a chain longer than it fails with depth_exceeded.
   Result<std::shared_ptr<Sandbox>> restrict(std::string_view sub,
                                             std::optional<bool> readonly) const;
+  Result<std::shared_ptr<Sandbox>> restrict(std::string_view sub,
+                                            const Narrowing& narrowing) const;
+  Result<std::shared_ptr<Sandbox>> select_zones(const std::vector<ZoneSelection>& zones) const;
+
+  // The approval a change at `path` needs (the mount holding it decides).
+  Result<Approval> approval_for(std::string_view path, Change change) const;
 
   // Lexical answers, no disk access.
   Result<std::string> host_path(std::string_view path) const;
   Status check_writable(std::string_view path) const;
+  Status check_deletable(std::string_view path) const;
 
   Result<Bytes> read(std::string_view path) const;
+  // Up to `length` bytes from `offset` (a read past the end returns fewer, possibly none). The
+  // policy's size limit applies to the file, max_read_bytes to `length`.
+  Result<Bytes> read_range(std::string_view path, std::uint64_t offset,
+                           std::uint64_t length) const;
   Status write(std::string_view path, const std::uint8_t* data, std::size_t size) const;
   Status remove(std::string_view path) const;
   Result<bool> exists(std::string_view path) const;
   Result<std::vector<std::string>> list(std::string_view path) const;
   Result<FileInfo> stat(std::string_view path) const;
+  // Replaces the one occurrence of `old_text` with `new_text`: no_match when there is none,
+  // ambiguous_match (size = count) when there are several. Written like write().
+  Status edit(std::string_view path, std::string_view old_text, std::string_view new_text) const;
+  // Both ends checked (Error::index 0 = from, 1 = to). move needs delete rights on `from`
+  // and write rights on `to`; copy only read rights on `from`. Files only. An existing `to`
+  // fails with already_exists unless `overwrite`.
+  Status move(std::string_view from, std::string_view to, bool overwrite) const;
+  Status copy(std::string_view from, std::string_view to, bool overwrite) const;
+  // mkdir -p. An existing directory is success.
+  Status make_directory(std::string_view path) const;
+  // Paths matching `pattern` ("*" within a name, "**" across directories, "?", "[abc]",
+  // "{a,b}"), at most `limit` of them. Symlinks are reported but never descended into.
+  Result<GlobResult> glob(std::string_view pattern, std::size_t limit) const;
+  // All or nothing: every rule (count, suffixes, each file's policy, total size) is checked on
+  // opened descriptors before any byte is read. Error::index names the offending path.
+  Result<std::vector<Bytes>> read_attachments(const std::vector<std::string>& paths,
+                                              const AttachmentPolicy& policy) const;
+
   // Attempts for the JS thread that never wait for I/O (RESOLVE_CACHED lookups, RWF_NOWAIT
   // reads of small files). std::nullopt means "would block": run the operation above instead.
   std::optional<Result<Bytes>> read_now(std::string_view path) const;
@@ -62,16 +113,30 @@ class Sandbox {
   const MountTable& table() const noexcept { return table_; }
   std::uint64_t max_read_bytes() const noexcept { return max_read_bytes_; }
   ResolverKind resolver() const noexcept { return resolver_; }
+  std::uint32_t depth() const noexcept { return depth_; }
+  std::uint32_t max_depth() const noexcept { return max_depth_; }
 
  private:
-  Sandbox(MountTable table, std::uint64_t max_read_bytes, ResolverKind resolver)
-      : table_(std::move(table)), max_read_bytes_(max_read_bytes), resolver_(resolver) {}
+  Sandbox(MountTable table, const Sandbox* parent, std::uint64_t max_read_bytes,
+          ResolverKind resolver, std::uint32_t max_depth);
 
   struct Target {
     VirtualPath path;
-    Location at;
+    Location at;  // at.mount is nullptr for paths under no mount (no-root tables only)
   };
   Result<Target> locate(std::string_view path) const;
+  // For operations on a file's contents: the path must lie under a mount. Virtual directories
+  // (the no-root "/" and directories holding mount targets) are is_directory, anything else
+  // outside_sandbox.
+  Status require_mount(const Target& target) const;
+  // The rules each kind of access must pass before touching the disk. `size` is the file's
+  // size (reads) or the new contents' (writes).
+  Status check_read_rules(const Target& target, std::uint64_t size) const;
+  Status check_write_rules(const Target& target, std::uint64_t size) const;
+  Status check_delete_rules(const Target& target) const;
+  // The largest file a read may return here: max_read_bytes or the policy's, if smaller.
+  std::uint64_t read_limit(const Target& target) const;
+  Result<std::shared_ptr<Sandbox>> derived(Result<MountTable> table) const;
   Result<UniqueFd> open(const Target& target, int flags) const;
   std::optional<Result<UniqueFd>> open_now(const Target& target, int flags) const;
   // The directory that will hold the entry a mutation creates or removes, after the read-only
@@ -85,6 +150,8 @@ class Sandbox {
   MountTable table_;
   std::uint64_t max_read_bytes_;
   ResolverKind resolver_;
+  std::uint32_t depth_ = 0;
+  std::uint32_t max_depth_ = 5;
 };
 
 }  // namespace msb

@@ -13,6 +13,17 @@
 
 namespace {
 
+msb::Result<msb::MountTable> create_table(const std::string& root, bool readonly,
+                                          const std::vector<msb::MountSpec>& specs) {
+  return msb::MountTable::create(msb::RootSpec{root, readonly, {}, {}}, specs);
+}
+
+msb::Narrowing narrowing(std::optional<bool> readonly) {
+  msb::Narrowing n;
+  n.readonly = readonly;
+  return n;
+}
+
 using msb::Errc;
 using msb::MountSpec;
 using msb::MountTable;
@@ -21,9 +32,9 @@ using msb_test::code_of;
 
 // Anchors open lazily, so table-only tests can name host paths that do not exist.
 MountTable make_table(const std::string& root, bool readonly, const std::vector<MountSpec>& specs) {
-  auto table = MountTable::create(root, readonly, specs);
+  auto table = create_table(root, readonly, specs);
   EXPECT_TRUE(table.ok()) << msb::errc_name(code_of(table));
-  if (!table.ok()) return MountTable::create("/nonexistent-root", false, {}).value();
+  if (!table.ok()) return create_table("/nonexistent-root", false, {}).value();
   return std::move(table).value();
 }
 
@@ -124,12 +135,12 @@ TEST(MountTableCreate, LocatePicksLongestTarget) {
 
 TEST(MountTableCreate, DuplicateTargetsRejected) {
   auto dup =
-      MountTable::create("/h/root", false, {{"/h/1", "/data", false}, {"/h/2", "/data", true}});
+      create_table("/h/root", false, {{"/h/1", "/data", false}, {"/h/2", "/data", true}});
   ASSERT_EQ(code_of(dup), Errc::invalid_config);
   EXPECT_EQ(dup.error().limit, 1u);
 
   // Same target spelled with the tolerated trailing slash.
-  auto slash = MountTable::create(
+  auto slash = create_table(
       "/h/root", false,
       {{"/h/0", "/x", false}, {"/h/1", "/data", false}, {"/h/2", "/data/", false}});
   ASSERT_EQ(code_of(slash), Errc::invalid_config);
@@ -137,29 +148,29 @@ TEST(MountTableCreate, DuplicateTargetsRejected) {
 
   // A prefix is not a duplicate.
   EXPECT_TRUE(
-      MountTable::create("/h/root", false, {{"/h/1", "/data", false}, {"/h/2", "/data/sub", false}})
+      create_table("/h/root", false, {{"/h/1", "/data", false}, {"/h/2", "/data/sub", false}})
           .ok());
 }
 
 TEST(MountTableCreate, BadConfigurationReportsIndex) {
-  auto relative_root = MountTable::create("root", false, {});
+  auto relative_root = create_table("root", false, {});
   ASSERT_EQ(code_of(relative_root), Errc::invalid_config);
   EXPECT_EQ(relative_root.error().limit, SIZE_MAX);
-  EXPECT_EQ(code_of(MountTable::create("", false, {})), Errc::invalid_config);
-  EXPECT_EQ(code_of(MountTable::create(std::string("/a\0b", 4), false, {})), Errc::invalid_config);
+  EXPECT_EQ(code_of(create_table("", false, {})), Errc::invalid_config);
+  EXPECT_EQ(code_of(create_table(std::string("/a\0b", 4), false, {})), Errc::invalid_config);
 
   auto relative_source =
-      MountTable::create("/h/root", false, {{"/h/ok", "/ok", false}, {"h/src", "/x", false}});
+      create_table("/h/root", false, {{"/h/ok", "/ok", false}, {"h/src", "/x", false}});
   ASSERT_EQ(code_of(relative_source), Errc::invalid_config);
   EXPECT_EQ(relative_source.error().limit, 1u);
 
-  auto empty_source = MountTable::create("/h/root", false, {{"", "/x", false}});
+  auto empty_source = create_table("/h/root", false, {{"", "/x", false}});
   ASSERT_EQ(code_of(empty_source), Errc::invalid_config);
   EXPECT_EQ(empty_source.error().limit, 0u);
 
   for (const char* target : {"/", "//data", "/a/../b", "data", "/a/./b", ""}) {
     auto bad =
-        MountTable::create("/h/root", false, {{"/h/ok", "/ok", false}, {"/h/src", target, false}});
+        create_table("/h/root", false, {{"/h/ok", "/ok", false}, {"/h/src", target, false}});
     ASSERT_EQ(code_of(bad), Errc::invalid_config) << target;
     EXPECT_EQ(bad.error().limit, 1u) << target;
   }
@@ -171,7 +182,7 @@ TEST(MountTableCreate, BadConfigurationReportsIndex) {
 TEST(MountTableRestrict, OntoExactTargetMakesThatMountTheRoot) {
   MountTable table =
       make_table("/h/root", false, {{"/h/cfg", "/cfg", true}, {"/h/data", "/data", false}});
-  auto child = table.restrict(vp("/cfg"), std::nullopt);
+  auto child = table.restrict(vp("/cfg"), narrowing(std::nullopt));
   ASSERT_TRUE(child.ok()) << msb::errc_name(code_of(child));
   const MountTable& t = child.value();
   ASSERT_EQ(t.mounts().size(), 1u) << ::testing::PrintToString(targets(t));
@@ -179,7 +190,7 @@ TEST(MountTableRestrict, OntoExactTargetMakesThatMountTheRoot) {
   EXPECT_TRUE(t.root().readonly);                                 // inherited
   EXPECT_FALSE(hides(t, "/h/cfg"));                               // it is the root, not hidden
 
-  auto writable = table.restrict(vp("/data"), std::nullopt);
+  auto writable = table.restrict(vp("/data"), narrowing(std::nullopt));
   ASSERT_TRUE(writable.ok());
   EXPECT_EQ(writable.value().root().anchor, find_mount(table, "/data")->anchor);
   EXPECT_FALSE(writable.value().root().readonly);
@@ -188,16 +199,16 @@ TEST(MountTableRestrict, OntoExactTargetMakesThatMountTheRoot) {
 
 TEST(MountTableRestrict, BelowAMountNarrowsItsSource) {
   MountTable table = make_table("/h/root", false, {{"/h/src", "/src", false}});
-  auto child = table.restrict(vp("/src/lib/x"), std::nullopt);
+  auto child = table.restrict(vp("/src/lib/x"), narrowing(std::nullopt));
   ASSERT_TRUE(child.ok());
   EXPECT_EQ(child.value().root().anchor->host_path(), "/h/src/lib/x");
   EXPECT_EQ(child.value().mounts().size(), 1u);
 
-  auto in_root = table.restrict(vp("/home/u"), std::nullopt);
+  auto in_root = table.restrict(vp("/home/u"), narrowing(std::nullopt));
   ASSERT_TRUE(in_root.ok());
   EXPECT_EQ(in_root.value().root().anchor->host_path(), "/h/root/home/u");
 
-  auto same = table.restrict(vp("/"), std::nullopt);
+  auto same = table.restrict(vp("/"), narrowing(std::nullopt));
   ASSERT_TRUE(same.ok());
   EXPECT_EQ(same.value().root().anchor, table.root().anchor);
   EXPECT_EQ(targets(same.value()), targets(table));
@@ -211,7 +222,7 @@ TEST(MountTableRestrict, MovesNestedMountsAndDropsOthers) {
                                  {"/h/other", "/other", true},
                                  {"/h/data", "/data", false},
                                  {"/h/srcx", "/srcx", true}});
-  auto child = table.restrict(vp("/src"), std::nullopt);
+  auto child = table.restrict(vp("/src"), narrowing(std::nullopt));
   ASSERT_TRUE(child.ok());
   const MountTable& t = child.value();
   EXPECT_EQ(target_set(t), (std::set<std::string>{"/vendor", "/build/gen", "/"}));
@@ -242,7 +253,7 @@ TEST(MountTableRestrict, MovesNestedMountsAndDropsOthers) {
 TEST(MountTableRestrict, FromAboveMountsKeepsTheirRelativePlace) {
   MountTable table =
       make_table("/h/root", false, {{"/h/ab", "/a/b", false}, {"/h/ac", "/a/c/d", true}});
-  auto child = table.restrict(vp("/a"), std::nullopt);
+  auto child = table.restrict(vp("/a"), narrowing(std::nullopt));
   ASSERT_TRUE(child.ok());
   EXPECT_EQ(target_set(child.value()), (std::set<std::string>{"/b", "/c/d", "/"}));
   EXPECT_EQ(child.value().root().anchor->host_path(), "/h/root/a");
@@ -254,12 +265,12 @@ TEST(MountTableRestrict, ReadonlyRestrictionMakesEveryMountReadonly) {
                                 {{"/h/src", "/src", false},
                                  {"/h/vendor", "/src/vendor", false},
                                  {"/h/gen", "/src/gen", true}});
-  auto child = table.restrict(vp("/src"), true);
+  auto child = table.restrict(vp("/src"), narrowing(true));
   ASSERT_TRUE(child.ok());
   ASSERT_EQ(child.value().mounts().size(), 3u);
   for (const auto& m : child.value().mounts()) EXPECT_TRUE(m.readonly) << m.target.str();
 
-  auto whole = table.restrict(vp("/"), true);
+  auto whole = table.restrict(vp("/"), narrowing(true));
   ASSERT_TRUE(whole.ok());
   for (const auto& m : whole.value().mounts()) EXPECT_TRUE(m.readonly) << m.target.str();
   // The parent is untouched.
@@ -269,24 +280,24 @@ TEST(MountTableRestrict, ReadonlyRestrictionMakesEveryMountReadonly) {
 
 TEST(MountTableRestrict, ReadWriteOntoReadonlyIsEscalation) {
   MountTable ro_root = make_table("/h/root", true, {{"/h/w", "/w", false}});
-  EXPECT_EQ(code_of(ro_root.restrict(vp("/x"), false)), Errc::permission_escalation);
-  EXPECT_EQ(code_of(ro_root.restrict(vp("/"), false)), Errc::permission_escalation);
-  auto inherit = ro_root.restrict(vp("/x"), std::nullopt);
+  EXPECT_EQ(code_of(ro_root.restrict(vp("/x"), narrowing(false))), Errc::permission_escalation);
+  EXPECT_EQ(code_of(ro_root.restrict(vp("/"), narrowing(false))), Errc::permission_escalation);
+  auto inherit = ro_root.restrict(vp("/x"), narrowing(std::nullopt));
   ASSERT_TRUE(inherit.ok());
   EXPECT_TRUE(inherit.value().root().readonly);
   // A writable mount inside a read-only root may be selected read-write.
-  auto w = ro_root.restrict(vp("/w/sub"), false);
+  auto w = ro_root.restrict(vp("/w/sub"), narrowing(false));
   ASSERT_TRUE(w.ok());
   EXPECT_FALSE(w.value().root().readonly);
 
   MountTable table = make_table("/h/root", false, {{"/h/cfg", "/cfg", true}});
-  EXPECT_EQ(code_of(table.restrict(vp("/cfg"), false)), Errc::permission_escalation);
-  EXPECT_EQ(code_of(table.restrict(vp("/cfg/deep"), false)), Errc::permission_escalation);
+  EXPECT_EQ(code_of(table.restrict(vp("/cfg"), narrowing(false))), Errc::permission_escalation);
+  EXPECT_EQ(code_of(table.restrict(vp("/cfg/deep"), narrowing(false))), Errc::permission_escalation);
   // Narrowing a read-only result to a read-only child of it: escalation only when asked.
-  auto ro_child = table.restrict(vp("/"), true);
+  auto ro_child = table.restrict(vp("/"), narrowing(true));
   ASSERT_TRUE(ro_child.ok());
-  EXPECT_EQ(code_of(ro_child.value().restrict(vp("/a"), false)), Errc::permission_escalation);
-  EXPECT_TRUE(ro_child.value().restrict(vp("/a"), true).ok());
+  EXPECT_EQ(code_of(ro_child.value().restrict(vp("/a"), narrowing(false))), Errc::permission_escalation);
+  EXPECT_TRUE(ro_child.value().restrict(vp("/a"), narrowing(true)).ok());
 }
 
 TEST(MountTableRestrict, HiddenReadonlyAccumulatesAcrossLevels) {
@@ -295,12 +306,12 @@ TEST(MountTableRestrict, HiddenReadonlyAccumulatesAcrossLevels) {
                                  {"/h/src", "/src", false},
                                  {"/h/lib", "/src/lib", true},
                                  {"/h/docs", "/src/docs", true}});
-  auto child = table.restrict(vp("/src"), std::nullopt);
+  auto child = table.restrict(vp("/src"), narrowing(std::nullopt));
   ASSERT_TRUE(child.ok());
   EXPECT_TRUE(hides(child.value(), "/h/cfg"));
   EXPECT_FALSE(hides(child.value(), "/h/lib"));
 
-  auto grandchild = child.value().restrict(vp("/docs"), std::nullopt);
+  auto grandchild = child.value().restrict(vp("/docs"), narrowing(std::nullopt));
   ASSERT_TRUE(grandchild.ok());
   EXPECT_TRUE(grandchild.value().root().readonly);
   EXPECT_TRUE(hides(grandchild.value(), "/h/cfg"));  // inherited from the child

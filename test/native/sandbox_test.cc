@@ -63,7 +63,7 @@ class SandboxTest : public ::testing::TestWithParam<ResolverKind> {
 
   SandboxOptions options() const {
     SandboxOptions o;
-    o.root = root_.string();
+    o.root.source = root_.string();
     o.resolver = GetParam();
     return o;
   }
@@ -848,7 +848,7 @@ TEST_P(SandboxTest, MountedContentIsServedFromTheSource) {
 
 TEST_P(SandboxTest, CreateSourcesMakesMissingDirectories) {
   auto o = options();
-  o.root = (tmp_.path() / "new/root").string();
+  o.root.source = (tmp_.path() / "new/root").string();
   o.mounts.push_back(MountSpec{(tmp_.path() / "new/m1/deep").string(), "/m1", false});
   auto sb = make(o);
   ASSERT_TRUE(sb);
@@ -869,7 +869,7 @@ TEST_P(SandboxTest, InvalidConfigurationIsRejected) {
   o.mounts = {MountSpec{outside_.string(), "/x", false}, MountSpec{outside_.string(), "/x/", true}};
   EXPECT_EQ(code_of(Sandbox::create(o)), Errc::invalid_config);
   o.mounts.clear();
-  o.root = "relative/root";
+  o.root.source = "relative/root";
   EXPECT_EQ(code_of(Sandbox::create(o)), Errc::invalid_config);
 }
 

@@ -1,0 +1,161 @@
+#include "config_wrap.h"
+
+#include <string>
+
+#include "../src/program_config.h"
+
+namespace msb_binding {
+namespace {
+
+Napi::Value text(Napi::Env env, const std::string& value) {
+  return Napi::String::New(env, value);
+}
+
+Napi::Array strings(Napi::Env env, const std::vector<std::string>& items) {
+  Napi::Array out = Napi::Array::New(env, items.size());
+  for (uint32_t i = 0; i < items.size(); ++i) out.Set(i, text(env, items[i]));
+  return out;
+}
+
+Napi::Object approval_object(Napi::Env env, const msb::ApprovalRule& rule) {
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("write", text(env, std::string(msb::approval_name(rule.write))));
+  out.Set("delete", text(env, std::string(msb::approval_name(rule.remove))));
+  return out;
+}
+
+Napi::Object policy_object(Napi::Env env, const msb::FilePolicy& policy) {
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("allowedSuffixes",
+          policy.allowed_suffixes ? Napi::Value(strings(env, *policy.allowed_suffixes)) : env.Null());
+  out.Set("deniedSuffixes", strings(env, policy.denied_suffixes));
+  out.Set("maxFileBytes", policy.max_file_bytes
+                              ? Napi::Value(Napi::Number::New(
+                                    env, static_cast<double>(*policy.max_file_bytes)))
+                              : env.Null());
+  return out;
+}
+
+const char* layout_name(msb::SandboxLayout layout) {
+  switch (layout) {
+    case msb::SandboxLayout::mounts: return "mounts";
+    case msb::SandboxLayout::zones_sandboxed: return "sandboxed";
+    case msb::SandboxLayout::zones_direct: return "direct";
+  }
+  return "mounts";
+}
+
+Napi::Object sandbox_object(Napi::Env env, const msb::ProgramSandbox& sandbox) {
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("layout", text(env, layout_name(sandbox.layout)));
+  out.Set("root", sandbox.root.empty() ? env.Null() : text(env, sandbox.root));
+  out.Set("readonly", Napi::Boolean::New(env, sandbox.readonly));
+  out.Set("approval", approval_object(env, sandbox.approval));
+  out.Set("policy", policy_object(env, sandbox.policy));
+  Napi::Array mounts = Napi::Array::New(env, sandbox.mounts.size());
+  for (uint32_t i = 0; i < sandbox.mounts.size(); ++i) {
+    const msb::MountSpec& m = sandbox.mounts[i];
+    Napi::Object mount = Napi::Object::New(env);
+    mount.Set("source", text(env, m.source));
+    mount.Set("target", text(env, m.target));
+    mount.Set("readonly", Napi::Boolean::New(env, m.readonly));
+    mount.Set("approval", approval_object(env, m.approval));
+    mount.Set("policy", policy_object(env, m.policy));
+    if (i < sandbox.zones.size()) mount.Set("zone", text(env, sandbox.zones[i].name));
+    mounts.Set(i, mount);
+  }
+  out.Set("mounts", mounts);
+  return out;
+}
+
+Napi::Object program_object(Napi::Env env, const msb::ProgramConfig& config) {
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("file", text(env, config.file));
+  out.Set("dir", text(env, config.dir));
+  out.Set("sandbox", config.sandbox ? Napi::Value(sandbox_object(env, *config.sandbox)) : env.Null());
+  Napi::Object delegation = Napi::Object::New(env);
+  delegation.Set("maxDepth", Napi::Number::New(env, config.max_depth));
+  out.Set("delegation", delegation);
+  return out;
+}
+
+const char* kind_name(msb::WorkerSandboxKind kind) {
+  switch (kind) {
+    case msb::WorkerSandboxKind::inherit: return "inherit";
+    case msb::WorkerSandboxKind::none: return "none";
+    case msb::WorkerSandboxKind::restrict: return "restrict";
+    case msb::WorkerSandboxKind::zones: return "zones";
+  }
+  return "inherit";
+}
+
+Napi::Object worker_object(Napi::Env env, const msb::WorkerDeclaration& worker) {
+  Napi::Object sandbox = Napi::Object::New(env);
+  sandbox.Set("kind", text(env, kind_name(worker.kind)));
+  if (worker.restrict) sandbox.Set("restrict", text(env, *worker.restrict));
+  if (worker.readonly) sandbox.Set("readonly", Napi::Boolean::New(env, *worker.readonly));
+  if (worker.approve_write || worker.approve_delete) {
+    Napi::Object approval = Napi::Object::New(env);
+    if (worker.approve_write) {
+      approval.Set("write", text(env, std::string(msb::approval_name(*worker.approve_write))));
+    }
+    if (worker.approve_delete) {
+      approval.Set("delete", text(env, std::string(msb::approval_name(*worker.approve_delete))));
+    }
+    sandbox.Set("approval", approval);
+  }
+  if (worker.kind == msb::WorkerSandboxKind::zones) {
+    Napi::Array zones = Napi::Array::New(env, worker.zones.size());
+    for (uint32_t i = 0; i < worker.zones.size(); ++i) {
+      Napi::Object zone = Napi::Object::New(env);
+      zone.Set("name", text(env, worker.zones[i].name));
+      zone.Set("mode", text(env, worker.zones[i].readonly ? "ro" : "rw"));
+      zone.Set("line", Napi::Number::New(env, worker.zones[i].line));
+      zone.Set("column", Napi::Number::New(env, worker.zones[i].column));
+      zones.Set(i, zone);
+    }
+    sandbox.Set("zones", zones);
+  }
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("name", worker.name.empty() ? env.Null() : text(env, worker.name));
+  out.Set("sandbox", sandbox);
+  return out;
+}
+
+Napi::Object error_result(Napi::Env env, const msb::ConfigError& error) {
+  Napi::Object details = Napi::Object::New(env);
+  details.Set("line", Napi::Number::New(env, error.line));
+  details.Set("column", Napi::Number::New(env, error.column));
+  details.Set("keyPath", text(env, error.key_path));
+  details.Set("expected", text(env, error.expected));
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("error", details);
+  return out;
+}
+
+}  // namespace
+
+Napi::Value ParseProgramConfig(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const std::string content = info[0].As<Napi::String>().Utf8Value();
+  const std::string file = info[1].As<Napi::String>().Utf8Value();
+  const auto format = info[2].As<Napi::String>().Utf8Value() == "json" ? msb::ConfigFormat::json
+                                                                         : msb::ConfigFormat::yaml;
+  auto parsed = msb::parse_program_config(content, file, format);
+  if (const auto* error = std::get_if<msb::ConfigError>(&parsed)) return error_result(env, *error);
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("config", program_object(env, std::get<msb::ProgramConfig>(parsed)));
+  return out;
+}
+
+Napi::Value ParseWorkerFile(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const std::string content = info[0].As<Napi::String>().Utf8Value();
+  auto parsed = msb::parse_worker_file(content);
+  if (const auto* error = std::get_if<msb::ConfigError>(&parsed)) return error_result(env, *error);
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("worker", worker_object(env, std::get<msb::WorkerDeclaration>(parsed)));
+  return out;
+}
+
+}  // namespace msb_binding

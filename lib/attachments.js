@@ -1,0 +1,102 @@
+'use strict';
+
+// call_worker's attachments: golem-forge's attachment policy, enforced before anything is read.
+// The count and suffix rules are lexical and checked here first, so their errors name the rule;
+// the core checks them again, then opens every file, checks each file's own policy and the total
+// size on the open descriptors, and only then reads.
+const path = require('path');
+const { AttachmentPolicyError, invalidPath } = require('./errors');
+
+const DEFAULT_ATTACHMENT_POLICY = Object.freeze({
+  max_attachments: 4,
+  max_total_bytes: 10_000_000,
+  allowed_suffixes: [],
+  denied_suffixes: [],
+});
+
+const MEDIA_TYPES = {
+  '.txt': 'text/plain', '.md': 'text/markdown', '.csv': 'text/csv', '.html': 'text/html',
+  '.htm': 'text/html', '.css': 'text/css', '.js': 'text/javascript', '.mjs': 'text/javascript',
+  '.ts': 'text/x-typescript', '.py': 'text/x-python', '.xml': 'application/xml',
+  '.json': 'application/json', '.yaml': 'application/yaml', '.yml': 'application/yaml',
+  '.pdf': 'application/pdf', '.zip': 'application/zip', '.png': 'image/png', '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp', '.svg': 'image/svg+xml',
+  '.mp3': 'audio/mpeg', '.wav': 'audio/wav', '.mp4': 'video/mp4',
+};
+
+function mediaTypeOf(name) {
+  return MEDIA_TYPES[path.posix.extname(name).toLowerCase()] || 'application/octet-stream';
+}
+
+function isTextual(mediaType) {
+  return mediaType.startsWith('text/') || /\/(json|xml|yaml)$/.test(mediaType) || mediaType === 'image/svg+xml';
+}
+
+function fail(message) {
+  throw new TypeError(`Invalid attachment policy: ${message}`);
+}
+
+function suffixList(value, key) {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.some((s) => typeof s !== 'string' || s.length === 0)) {
+    fail(`${key} must be an array of suffixes such as [".pdf"]`);
+  }
+  return value.map((s) => (s.startsWith('.') ? s : `.${s}`).toLowerCase());
+}
+
+// Accepts golem-forge's snake_case policy object (and camelCase), filling its defaults.
+function normalizePolicy(policy = {}) {
+  if (policy === null || typeof policy !== 'object') fail('expected an object');
+  const pick = (snake, camel) => (policy[snake] !== undefined ? policy[snake] : policy[camel]);
+  const known = ['max_attachments', 'maxAttachments', 'max_total_bytes', 'maxTotalBytes',
+    'allowed_suffixes', 'allowedSuffixes', 'denied_suffixes', 'deniedSuffixes'];
+  for (const key of Object.keys(policy)) if (!known.includes(key)) fail(`unknown key "${key}"`);
+  const maxAttachments = pick('max_attachments', 'maxAttachments') ?? DEFAULT_ATTACHMENT_POLICY.max_attachments;
+  const maxTotalBytes = pick('max_total_bytes', 'maxTotalBytes') ?? DEFAULT_ATTACHMENT_POLICY.max_total_bytes;
+  if (!Number.isSafeInteger(maxAttachments) || maxAttachments < 0) fail('max_attachments must be a non-negative integer');
+  if (!Number.isSafeInteger(maxTotalBytes) || maxTotalBytes <= 0) fail('max_total_bytes must be a positive integer');
+  return {
+    maxAttachments,
+    maxTotalBytes,
+    allowedSuffixes: suffixList(pick('allowed_suffixes', 'allowedSuffixes'), 'allowed_suffixes'),
+    deniedSuffixes: suffixList(pick('denied_suffixes', 'deniedSuffixes'), 'denied_suffixes'),
+  };
+}
+
+function checkLexicalRules(paths, policy) {
+  if (paths.length > policy.maxAttachments) {
+    throw new AttachmentPolicyError('maxAttachments',
+      `up to ${policy.maxAttachments} attachment(s) allowed but ${paths.length} provided.`);
+  }
+  for (const p of paths) {
+    const name = path.posix.basename(p).toLowerCase();
+    if (policy.allowedSuffixes.length > 0 && !policy.allowedSuffixes.some((s) => name.endsWith(s))) {
+      throw new AttachmentPolicyError('allowedSuffixes',
+        `${p} is not in the allowed list: ${policy.allowedSuffixes.join(', ')}`, p);
+    }
+    const denied = policy.deniedSuffixes.find((s) => name.endsWith(s));
+    if (denied) throw new AttachmentPolicyError('deniedSuffixes', `${p} extension ${denied} is denied.`, p);
+  }
+}
+
+async function readAttachments(native, paths, policy) {
+  if (!Array.isArray(paths)) throw new TypeError('expected an array of virtual paths for attachments');
+  for (const p of paths) {
+    if (typeof p !== 'string') throw new TypeError(`expected a string for attachment path, got ${typeof p}`);
+    if (p.length >= 4096 || !p.isWellFormed()) throw invalidPath(p.length >= 4096 ? 'tooLong' : 'surrogate', p.slice(0, 64));
+  }
+  const rules = normalizePolicy(policy);
+  checkLexicalRules(paths, rules);
+  if (paths.length === 0) return [];
+  const buffers = await native.readAttachments(paths, rules);
+  return buffers.map((buf, i) => {
+    const name = path.posix.basename(paths[i]);
+    const mimeType = mediaTypeOf(name);
+    const data = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+    const attachment = { name, path: paths[i], mimeType, data };
+    if (isTextual(mimeType)) attachment.text = buf.toString('utf8');
+    return attachment;
+  });
+}
+
+module.exports = { readAttachments, DEFAULT_ATTACHMENT_POLICY, mediaTypeOf };
