@@ -129,6 +129,7 @@ async function explain(args) {
   const programSandbox = ms.sandboxConfigFrom(config);
   let sandbox = programSandbox === null ? null : ms.createMountSandbox(programSandbox);
   if (args.flags.worker) {
+    if (!fs.existsSync(args.flags.worker)) throw new UsageError(`${path.resolve(args.flags.worker)} does not exist`);
     const worker = await ms.loadWorkerFile(args.flags.worker);
     out.push(`worker: ${worker.name ?? path.basename(worker.file)} (sandbox: ${worker.sandbox.kind})`);
     sandbox = ms.sandboxForWorker(sandbox, worker);
@@ -154,7 +155,8 @@ async function explain(args) {
 async function main(argv) {
   const args = parseArgs(argv);
   const command = args.positional[0];
-  if (args.flags.help || !command) return { code: command ? 0 : 2, lines: [USAGE] };
+  if (args.flags.help) return { code: 0, lines: [USAGE] };
+  if (!command) return { code: 2, lines: [USAGE] };
   if (command === 'check') return { code: 0, lines: await check(args) };
   if (command === 'explain') return { code: 0, lines: await explain(args) };
   throw new UsageError(`unknown command ${command}`);
@@ -170,6 +172,10 @@ main(process.argv.slice(2)).then(
       process.stderr.write(`mount-sandbox: ${error.message}\n\n${USAGE}\n`);
       process.exitCode = 2;
     } else if (ms.isSandboxError(error)) {
+      process.stderr.write(`mount-sandbox: ${error.message}\n`);
+      process.exitCode = 1;
+    } else if (error && typeof error.syscall === 'string') {
+      // An unreadable file or directory: the message names it; a stack trace would not help.
       process.stderr.write(`mount-sandbox: ${error.message}\n`);
       process.exitCode = 1;
     } else {

@@ -478,8 +478,12 @@ Napi::Value SandboxWrap::Config(const Napi::CallbackInfo& info) {
     out.Set("approval", approval_object(env, root.approval));
     out.Set("policy", policy_object(env, root.policy));
   } else {
+    // No root: nothing can be written or read at "/" itself.
     out.Set("root", env.Null());
     out.Set("readonly", Napi::Boolean::New(env, true));
+    out.Set("approval",
+            approval_object(env, msb::ApprovalRule{msb::Approval::blocked, msb::Approval::blocked}));
+    out.Set("policy", policy_object(env, msb::FilePolicy{}));
   }
   Napi::Array mounts = Napi::Array::New(env);
   uint32_t n = 0;

@@ -6,12 +6,22 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { execFileSync } = require('child_process');
-const { createMountSandbox, isSandboxError, openat2Supported } = require('../lib');
+const {
+  createMountSandbox,
+  createSandboxFromConfig,
+  findProgramConfig,
+  isSandboxError,
+  loadWorkerFile,
+  openat2Supported,
+  sandboxForWorker,
+} = require('../lib');
 
 function copyExample() {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'mount-sandbox-demo-'));
   fs.cpSync(path.join(__dirname, 'project'), path.join(work, 'project'), { recursive: true });
   fs.cpSync(path.join(__dirname, 'cache'), path.join(work, 'cache'), { recursive: true });
+  fs.cpSync(path.join(__dirname, 'workers'), path.join(work, 'workers'), { recursive: true });
+  fs.copyFileSync(path.join(__dirname, 'golem-forge.config.yaml'), path.join(work, 'golem-forge.config.yaml'));
   // Hostile plants an agent might find in a cloned repository.
   fs.symlinkSync('/etc/passwd', path.join(work, 'project', 'passwd-link'));
   fs.symlinkSync('../../cache', path.join(work, 'project', 'src', 'sneaky'));
@@ -63,10 +73,41 @@ async function main() {
     await step('write /app.ts', () => reviewer.write('/app.ts', 'pwned'));
     await step('restrict({ readonly: false }) (escalation)', () => reviewer.restrict({ readonly: false }));
 
+    await programDemo(work);
+
     const unchanged = fs.readFileSync(path.join(work, 'project', 'src', 'app.ts'), 'utf8').includes('greet');
     console.log(`\nhost check: src/app.ts unchanged: ${unchanged}; out/summary.md written: ${fs.existsSync(path.join(work, 'project', 'out', 'summary.md'))}`);
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+// Part two: the same project driven by golem-forge.config.yaml and .worker declarations, the
+// way golem-forge's CLI and call_worker use them.
+async function programDemo(work) {
+  const config = await findProgramConfig(path.join(work, 'project', 'src'));
+  console.log(`\nprogram config found by walking up: ${path.relative(work, config.file)}`);
+  const main = await createSandboxFromConfig(config);
+  console.log('main worker: writes preApproved, deletes blocked, no .key/.pem files, /cache only .json');
+  await step('approvalFor /notes.md write', () => main.approvalFor('/notes.md', 'write'));
+  await step('edit /src/app.ts (replace one exact occurrence)', () => main.edit('/src/app.ts', 'Hello', 'Hi'));
+  await step('read /src/app.ts lines via offset/length', () => main.read('/src/app.ts', { offset: 0, length: 40 }));
+  await step('glob /**/*.md', async () => (await main.glob('/**/*.md')).paths);
+  await step('copy /cache/packages.json -> /vendor/packages.json', () => main.copy('/cache/packages.json', '/vendor/packages.json'));
+  await step('delete /README.md (delete: blocked)', () => main.delete('/README.md'));
+  await step('write /deploy.key (denied suffix)', () => main.write('/deploy.key', 'secret'));
+  await step('read attachments for a child worker', async () =>
+    (await main.readAttachments(['/README.md', '/docs/notes.md'])).map((a) => `${a.name} ${a.mimeType} ${a.data.length}B`));
+  await step('5 attachments (policy allows 4)', () =>
+    main.readAttachments(['/README.md', '/docs/notes.md', '/src/app.ts', '/cache/packages.json', '/vendor/packages.json']));
+
+  for (const file of ['reviewer.worker', 'editor.worker', 'validator.worker']) {
+    const worker = await loadWorkerFile(path.join(work, 'workers', file));
+    const child = sandboxForWorker(main, worker);
+    console.log(`\ncall_worker ${worker.name} (sandbox: ${worker.sandbox.kind}) -> ${child ? `sees ${JSON.stringify(await child.list('/'))}` : 'no sandbox (pure function)'}`);
+    if (!child) continue;
+    await step('write /notes.txt', () => child.write('/notes.txt', 'hello'));
+    await step('approvalFor /notes.txt write', () => child.approvalFor('/notes.txt', 'write'));
   }
 }
 

@@ -63,13 +63,19 @@ function normalizePolicy(policy = {}) {
   };
 }
 
+// The name the core will open: "/notes.env/." and "/notes.env/x/.." are /notes.env, so the
+// suffix rules and the media type must look at "notes.env", not at "." or "..".
+function fileNameOf(p) {
+  return path.posix.basename(path.posix.normalize(p));
+}
+
 function checkLexicalRules(paths, policy) {
   if (paths.length > policy.maxAttachments) {
     throw new AttachmentPolicyError('maxAttachments',
       `up to ${policy.maxAttachments} attachment(s) allowed but ${paths.length} provided.`);
   }
   for (const p of paths) {
-    const name = path.posix.basename(p).toLowerCase();
+    const name = fileNameOf(p).toLowerCase();
     if (policy.allowedSuffixes.length > 0 && !policy.allowedSuffixes.some((s) => name.endsWith(s))) {
       throw new AttachmentPolicyError('allowedSuffixes',
         `${p} is not in the allowed list: ${policy.allowedSuffixes.join(', ')}`, p);
@@ -90,7 +96,7 @@ async function readAttachments(native, paths, policy) {
   if (paths.length === 0) return [];
   const buffers = await native.readAttachments(paths, rules);
   return buffers.map((buf, i) => {
-    const name = path.posix.basename(paths[i]);
+    const name = fileNameOf(paths[i]);
     const mimeType = mediaTypeOf(name);
     const data = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
     const attachment = { name, path: paths[i], mimeType, data };

@@ -119,7 +119,7 @@ function workerLabel(worker) {
 
 function zoneError(error, worker, parent) {
   const request = worker.sandbox.zones[error.index ?? 0];
-  const available = parent.zones();
+  const available = parent.zones().sort();
   if (error.code === 'ZONE_NOT_FOUND') {
     return new WorkerSandboxError('ZONE_NOT_FOUND',
       `${workerLabel(worker)} requests zone '${request.name}' but its parent does not have it ` +

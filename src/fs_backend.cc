@@ -270,8 +270,8 @@ Result<std::optional<struct stat>> entry_to_replace(int dir_fd, const std::strin
 
 }  // namespace
 
-Status install_file(int dir_fd, const std::string& name, const std::uint8_t* data,
-                    std::size_t size, std::uint32_t new_mode, bool replace) {
+Status install_file(int dir_fd, const std::string& name, const std::uint8_t* data, std::size_t size,
+                    std::uint32_t new_mode, bool replace) {
   auto existing = entry_to_replace(dir_fd, name, replace);
   if (!existing) return existing.error();
   const auto& old = existing.value();
@@ -296,8 +296,7 @@ Result<std::string> read_link(int dir_fd, const std::string& name) {
   return text;
 }
 
-Status install_symlink(int dir_fd, const std::string& name, const std::string& text,
-                       bool replace) {
+Status install_symlink(int dir_fd, const std::string& name, const std::string& text, bool replace) {
   auto existing = entry_to_replace(dir_fd, name, replace);
   if (!existing) return existing.error();
   std::string temp;
@@ -309,6 +308,41 @@ Status install_symlink(int dir_fd, const std::string& name, const std::string& t
   Status st = commit_temp(dir_fd, temp, name, replace);
   if (!st) ::unlinkat(dir_fd, temp.c_str(), 0);
   return st;
+}
+
+namespace {
+
+EntryType entry_type(unsigned char d_type) {
+  switch (d_type) {
+    case DT_DIR: return EntryType::directory;
+    case DT_LNK: return EntryType::symlink;
+    case DT_UNKNOWN: return EntryType::unknown;
+    default: return EntryType::other;
+  }
+}
+
+}  // namespace
+
+Result<std::vector<DirEntry>> read_dir_entries(int dir_fd) {
+  alignas(8) char buf[32768];
+  std::vector<DirEntry> entries;
+  for (;;) {
+    const long n = ::syscall(SYS_getdents64, dir_fd, buf, sizeof(buf));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return from_errno();
+    }
+    if (n == 0) break;
+    for (long off = 0; off < n;) {
+      const auto* entry = reinterpret_cast<const struct dirent64*>(buf + off);
+      const std::string_view name = entry->d_name;
+      if (name != "." && name != "..") {
+        entries.push_back(DirEntry{std::string(name), entry_type(entry->d_type)});
+      }
+      off += entry->d_reclen;
+    }
+  }
+  return entries;
 }
 
 }  // namespace msb

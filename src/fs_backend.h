@@ -69,15 +69,26 @@ Result<FileId> file_id(int fd);
 // Like replace_file, but for copies and cross-device moves: a new file gets `new_mode`'s
 // permission bits (masked by the umask, never set-id), and with `replace` false an existing
 // `name` fails with already_exists, decided atomically by the final rename.
-Status install_file(int dir_fd, const std::string& name, const std::uint8_t* data,
-                    std::size_t size, std::uint32_t new_mode, bool replace);
+Status install_file(int dir_fd, const std::string& name, const std::uint8_t* data, std::size_t size,
+                    std::uint32_t new_mode, bool replace);
 
 // The text of the symlink `name` in `dir_fd`.
 Result<std::string> read_link(int dir_fd, const std::string& name);
 
 // Creates the symlink `name` -> `text` through a temporary, so an existing entry is replaced
 // atomically (`replace`) or left alone with already_exists. Never replaces a directory.
-Status install_symlink(int dir_fd, const std::string& name, const std::string& text,
-                       bool replace);
+Status install_symlink(int dir_fd, const std::string& name, const std::string& text, bool replace);
+
+// What getdents says an entry is. `unknown` where the filesystem does not say: ask fstatat.
+enum class EntryType : std::uint8_t { unknown, directory, symlink, other };
+
+struct DirEntry {
+  std::string name;
+  EntryType type = EntryType::unknown;
+};
+
+// Like read_dir_names, with each entry's type as the directory records it, so a walk need not
+// stat every file to learn which entries are directories.
+Result<std::vector<DirEntry>> read_dir_entries(int dir_fd);
 
 }  // namespace msb

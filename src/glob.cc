@@ -236,9 +236,8 @@ Result<GlobComponent> compile_component(std::string_view s) {
   for (std::size_t i = 0; i < s.size();) {
     if (auto st = add_token(s, i, c); !st) return st.error();
   }
-  c.is_literal = std::all_of(c.tokens.begin(), c.tokens.end(), [](const GlobToken& t) {
-    return t.kind == GlobToken::Kind::literal;
-  });
+  c.is_literal = std::all_of(c.tokens.begin(), c.tokens.end(),
+                             [](const GlobToken& t) { return t.kind == GlobToken::Kind::literal; });
   c.dot_ok = c.tokens.front().kind == GlobToken::Kind::literal && c.tokens.front().code == '.';
   if (c.is_literal && (c.literal == ".." || c.literal.size() > NAME_MAX)) return invalid();
   if (!c.is_literal) c.literal.clear();

@@ -29,7 +29,7 @@ inline constexpr std::size_t kMaxGlobPatternBytes = 4096;
 struct GlobToken {
   enum class Kind : std::uint8_t { literal, any, star, set };
   Kind kind = Kind::literal;
-  bool negated = false;                               // set: matches what is not listed
+  bool negated = false;                                         // set: matches what is not listed
   std::uint32_t code = 0;                                       // literal
   std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges;  // set: inclusive ranges
 };

@@ -16,6 +16,11 @@ std::size_t target_length(const Mount& m) {
   return m.target.str().size();
 }
 
+bool restrictive(const Mount& m) {
+  return m.readonly || m.approval.write == Approval::blocked ||
+         m.approval.remove == Approval::blocked;
+}
+
 }  // namespace
 
 Result<MountTable> MountTable::create(const RootSpec& root, const std::vector<MountSpec>& specs) {
@@ -86,11 +91,11 @@ Result<MountTable> MountTable::restrict(const VirtualPath& sub,
     return Error{Errc::permission_escalation};
   }
   MountTable child;
-  child.hidden_readonly_ = hidden_readonly_;
+  child.hidden_ = hidden_;
   for (const Mount& m : mounts_) {
     if (m.target.parts.size() <= sub.parts.size() || !has_prefix(m.target.parts, sub.parts)) {
-      if (m.readonly && (!new_root || m.anchor != new_root->anchor)) {
-        child.hidden_readonly_.push_back(m.anchor);
+      if (restrictive(m) && (!new_root || m.anchor != new_root->anchor)) {
+        child.hidden_.push_back(m);
       }
       continue;
     }
@@ -113,7 +118,7 @@ bool MountTable::all_readonly_below(const VirtualPath& sub) const {
 
 Result<MountTable> MountTable::select_zones(const std::vector<ZoneSelection>& zones) const {
   MountTable child;
-  child.hidden_readonly_ = hidden_readonly_;
+  child.hidden_ = hidden_;
   for (std::size_t i = 0; i < zones.size(); ++i) {
     const Mount* found = nullptr;
     for (const Mount& m : mounts_) {
@@ -130,11 +135,11 @@ Result<MountTable> MountTable::select_zones(const std::vector<ZoneSelection>& zo
     kept.readonly = found->readonly || zones[i].readonly;
     child.mounts_.push_back(std::move(kept));
   }
-  // Everything not selected stays read-only wherever its source reappears inside a kept one.
+  // Everything not selected keeps its rules wherever its source reappears inside a kept one.
   for (const Mount& m : mounts_) {
     const bool kept = std::any_of(child.mounts_.begin(), child.mounts_.end(),
                                   [&](const Mount& k) { return k.anchor == m.anchor; });
-    if (m.readonly && !kept) child.hidden_readonly_.push_back(m.anchor);
+    if (restrictive(m) && !kept) child.hidden_.push_back(m);
   }
   child.sort_mounts();
   return child;

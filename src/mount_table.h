@@ -82,11 +82,10 @@ class MountTable {
   // Names of the mount targets (or their first component) directly inside directory `dir`.
   std::vector<std::string> mount_entries_in(const VirtualPath& dir) const;
 
-  // Read-only mounts a restrict() dropped from view. The child cannot name them, but their
-  // sources may still lie inside its root, and must stay read-only there.
-  const std::vector<std::shared_ptr<Anchor>>& hidden_readonly() const noexcept {
-    return hidden_readonly_;
-  }
+  // Restrictive mounts (read-only or with a blocked approval) a restrict() or select_zones()
+  // dropped from view. The child cannot name them, but their sources may still lie inside its
+  // mounts, and keep their rules there.
+  const std::vector<Mount>& hidden() const noexcept { return hidden_; }
 
   bool has_root() const noexcept { return !mounts_.empty() && mounts_.back().target.is_root(); }
   // Only when has_root().
@@ -98,7 +97,7 @@ class MountTable {
   void sort_mounts();
   bool all_readonly_below(const VirtualPath& sub) const;
   std::vector<Mount> mounts_;
-  std::vector<std::shared_ptr<Anchor>> hidden_readonly_;
+  std::vector<Mount> hidden_;
 };
 
 }  // namespace msb

@@ -148,6 +148,8 @@ Status Sandbox::check_write_rules(const Target& t, std::uint64_t size) const {
 Status Sandbox::check_delete_rules(const Target& t) const {
   if (auto st = writable(t); !st) return st;
   if (t.at.mount->approval.remove == Approval::blocked) return Errc::delete_blocked;
+  // A file the policy keeps a worker from reading or writing is not its to delete either.
+  if (!suffix_allowed(t.at.mount->policy, t.path.parts.back())) return Errc::suffix_not_allowed;
   return ok_status();
 }
 
@@ -301,12 +303,13 @@ Status Sandbox::remove(std::string_view text) const {
   if (!target) return target.error();
   const Target& t = target.value();
   if (auto st = check_delete_rules(t); !st) return st;
-  auto dir = open_parent_for_change(t, false);
+  auto dir = open_parent_for_change(t, false, Change::remove);
   if (!dir) return dir.error();
   return remove_entry(dir.value().get(), t.path.parts.back());
 }
 
-Result<UniqueFd> Sandbox::open_parent_for_change(const Target& t, bool create_missing) const {
+Result<UniqueFd> Sandbox::open_parent_for_change(const Target& t, bool create_missing,
+                                                 Change change) const {
   const Mount& mount = *t.at.mount;
   auto base = mount.anchor->fd(resolver_);
   if (!base) return base.error();
@@ -317,7 +320,9 @@ Result<UniqueFd> Sandbox::open_parent_for_change(const Target& t, bool create_mi
     dir = make_parents(mount, base.value(), t.path.parts, t.at.rest_begin, end);
   }
   if (!dir) return dir.error();
-  if (auto st = check_nearest_mount_writable(dir.value().get(), mount); !st) return st.error();
+  if (auto st = check_nearest_mount_writable(dir.value().get(), mount, change); !st) {
+    return st.error();
+  }
   return dir;
 }
 
@@ -333,7 +338,8 @@ Result<UniqueFd> Sandbox::make_parents(const Mount& mount, int base,
     if (!next && next.error().code == Errc::not_found) {
       auto parent = open_beneath(base, parts, begin, i, dir_request, resolver_);
       if (!parent) return parent.error();
-      if (auto st = check_nearest_mount_writable(parent.value().get(), mount); !st) {
+      if (auto st = check_nearest_mount_writable(parent.value().get(), mount, Change::write);
+          !st) {
         return st.error();
       }
       if (auto st = make_dir(parent.value().get(), parts[i]); !st) return st.error();
@@ -345,36 +351,72 @@ Result<UniqueFd> Sandbox::make_parents(const Mount& mount, int base,
   return dir;
 }
 
-Status Sandbox::check_nearest_mount_writable(int dir_fd, const Mount& mount) const {
-  if (mount.readonly) return Errc::read_only;
-  std::vector<FileId> readonly_ids;
-  std::vector<FileId> writable_ids;
-  auto note = [&](const Anchor& anchor, bool readonly) {
+namespace {
+
+// What a mount's own rules say about a change in it: read-only before blocked.
+Errc change_verdict(const Mount& m, Change change) {
+  if (m.readonly) return Errc::read_only;
+  const Approval approval = change == Change::write ? m.approval.write : m.approval.remove;
+  if (approval == Approval::blocked) {
+    return change == Change::write ? Errc::write_blocked : Errc::delete_blocked;
+  }
+  return Errc::ok;
+}
+
+struct SourceRule {
+  FileId id;
+  Errc verdict;
+};
+
+// The strictest verdict recorded for a directory, or nullopt when it is no source.
+std::optional<Errc> verdict_for(const std::vector<SourceRule>& rules, const FileId& id) {
+  std::optional<Errc> out;
+  for (const SourceRule& r : rules) {
+    if (!(r.id == id)) continue;
+    if (!out || *out == Errc::ok || r.verdict == Errc::read_only) out = r.verdict;
+  }
+  return out;
+}
+
+}  // namespace
+
+Status Sandbox::check_nearest_mount_writable(int dir_fd, const Mount& mount, Change change) const {
+  if (Errc own = change_verdict(mount, change); own != Errc::ok) return own;
+  std::vector<SourceRule> rules;
+  bool any_restriction = false;
+  auto note = [&](const Anchor& anchor, Errc verdict) {
     if (!anchor.fd(resolver_)) return;  // an unopenable source cannot contain this directory
-    (readonly ? readonly_ids : writable_ids).push_back(anchor.id());
+    rules.push_back(SourceRule{anchor.id(), verdict});
+    any_restriction = any_restriction || verdict != Errc::ok;
   };
-  // Writable boundaries are configured sources only: a restricted root inside a read-only
+  // Permissive boundaries are configured sources only: a restricted root inside a read-only
   // source must not stop the walk before it reaches that source.
   for (const Mount& m : table_.mounts()) {
-    if (m.readonly) {
-      note(*m.anchor, true);
+    const Errc verdict = change_verdict(m, change);
+    if (verdict != Errc::ok) {
+      note(*m.anchor, verdict);
     } else if (m.anchor->fd(resolver_)) {
-      note(m.anchor->origin(), false);
+      note(m.anchor->origin(), Errc::ok);
     }
   }
-  for (const auto& hidden : table_.hidden_readonly()) note(*hidden, true);
-  if (readonly_ids.empty()) return ok_status();
+  for (const Mount& hidden : table_.hidden()) {
+    if (Errc verdict = change_verdict(hidden, change); verdict != Errc::ok) {
+      note(*hidden.anchor, verdict);
+    }
+  }
+  if (!any_restriction) return ok_status();
 
   // Walk up from the directory: the nearest enclosing mount source decides (read-only wins
-  // when a directory is both), so a read-only source that also lies inside a writable one
-  // stays read-only however it was reached.
+  // when a directory is both), so a read-only or blocked source that also lies inside a
+  // writable one keeps its rules however it was reached.
   auto id = file_id(dir_fd);
   if (!id) return id.error();
   UniqueFd current;
   int cur = dir_fd;
   for (int depth = 0; depth < kMaxParentWalk; ++depth) {
-    if (contains(readonly_ids, id.value())) return Errc::read_only;
-    if (contains(writable_ids, id.value())) return ok_status();
+    if (auto verdict = verdict_for(rules, id.value())) {
+      return *verdict == Errc::ok ? ok_status() : Status(*verdict);
+    }
     UniqueFd parent(::openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC));
     if (!parent.valid()) return Error{errc_from_errno(errno), errno};
     auto parent_id = file_id(parent.get());

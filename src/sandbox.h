@@ -141,11 +141,14 @@ class Sandbox {
   std::optional<Result<UniqueFd>> open_now(const Target& target, int flags) const;
   // The directory that will hold the entry a mutation creates or removes, after the read-only
   // rules have been checked for it.
-  Result<UniqueFd> open_parent_for_change(const Target& target, bool create_missing) const;
+  Result<UniqueFd> open_parent_for_change(const Target& target, bool create_missing,
+                                          Change change = Change::write) const;
   Result<UniqueFd> make_parents(const Mount& mount, int base, const std::vector<std::string>& parts,
                                 std::size_t begin, std::size_t end) const;
   Status writable(const Target& target) const;
-  Status check_nearest_mount_writable(int dir_fd, const Mount& mount) const;
+  // The directory's nearest enclosing configured source decides: its read-only flag and its
+  // approval for `change` (blocked refuses), whichever mount the path was named through.
+  Status check_nearest_mount_writable(int dir_fd, const Mount& mount, Change change) const;
 
   MountTable table_;
   std::uint64_t max_read_bytes_;

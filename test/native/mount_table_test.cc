@@ -74,9 +74,9 @@ std::set<std::string> entries(const MountTable& table, std::string_view dir) {
 }
 
 bool hides(const MountTable& table, const std::string& host_path) {
-  const auto& hidden = table.hidden_readonly();
+  const auto& hidden = table.hidden();
   return std::any_of(hidden.begin(), hidden.end(),
-                     [&](const auto& anchor) { return anchor->host_path() == host_path; });
+                     [&](const auto& m) { return m.anchor->host_path() == host_path; });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,590 @@
+// The file tools beyond read/write/list: ranges, edits, moves and copies, mkdir -p, glob and
+// attachments. Same discipline as sandbox.cc: a virtual path is located in the mount table,
+// checked against its mount's rules, then opened beneath the mount's pinned descriptor; every
+// later step works on the descriptors so opened, never on a host path.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <optional>
+#include <utility>
+
+#include "glob.h"
+#include "path.h"
+#include "policy.h"
+#include "sandbox.h"
+
+namespace msb {
+namespace {
+
+constexpr int kReadFlags = O_RDONLY | O_NONBLOCK | O_NOCTTY;
+constexpr int kDirFlags = O_RDONLY | O_DIRECTORY;
+// A glob visits at most this many directories, at most this deep below its base; beyond
+// either the result is marked truncated.
+constexpr std::size_t kMaxGlobDirectories = 100000;
+constexpr std::size_t kMaxGlobDepth = 64;
+
+Error from_errno() {
+  return Error{errc_from_errno(errno), errno};
+}
+
+Error at_index(Error e, std::size_t index) {
+  e.index = index;
+  return e;
+}
+
+Error too_large(std::uint64_t size, std::uint64_t limit) {
+  Error e{Errc::too_large};
+  e.size = size;
+  e.limit = limit;
+  return e;
+}
+
+struct OpenFile {
+  UniqueFd fd;
+  std::uint64_t size = 0;
+  std::uint32_t mode = 0;  // permission bits
+};
+
+// Accepts a descriptor opened with kReadFlags only if it is a regular file. A missing entry
+// that a mount lies below is a directory, as read() reports it.
+Result<OpenFile> regular_file(Result<UniqueFd> opened, const MountTable& table,
+                              const VirtualPath& path) {
+  if (!opened) {
+    const Errc code = opened.error().code;
+    if (code == Errc::not_found && table.holds_mount_point(path)) return Errc::is_directory;
+    return opened.error();
+  }
+  struct stat st;
+  if (::fstat(opened.value().get(), &st) != 0) return from_errno();
+  if (S_ISDIR(st.st_mode)) return Errc::is_directory;
+  if (!S_ISREG(st.st_mode)) return Errc::not_regular_file;
+  return OpenFile{std::move(opened.value()), static_cast<std::uint64_t>(st.st_size),
+                  static_cast<std::uint32_t>(st.st_mode & 0777)};
+}
+
+Result<Bytes> allocate(std::size_t size) {
+  Bytes out;
+  // Never malloc(0): callers hand the block to runtimes that expect a real pointer.
+  out.data.reset(static_cast<std::uint8_t*>(std::malloc(size == 0 ? 1 : size)));
+  if (!out.data) return Errc::io_error;
+  return out;
+}
+
+Result<Bytes> read_at(int fd, std::uint64_t offset, std::size_t length) {
+  auto out = allocate(length);
+  if (!out) return out.error();
+  Bytes& bytes = out.value();
+  while (bytes.size < length) {
+    const ssize_t n = ::pread(fd, bytes.data.get() + bytes.size, length - bytes.size,
+                              static_cast<off_t>(offset + bytes.size));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return from_errno();
+    }
+    if (n == 0) break;  // the file shrank since fstat
+    bytes.size += static_cast<std::size_t>(n);
+  }
+  return out;
+}
+
+std::string_view as_text(const Bytes& bytes) {
+  return {reinterpret_cast<const char*>(bytes.data.get()), bytes.size};
+}
+
+struct Occurrences {
+  std::size_t count = 0;
+  std::size_t first = 0;
+};
+
+// Non-overlapping occurrences of a non-empty `needle`, by Knuth-Morris-Pratt: linear in both
+// lengths, so no file and search text can make an edit quadratic.
+Occurrences find_occurrences(std::string_view hay, std::string_view needle) {
+  std::vector<std::size_t> border(needle.size(), 0);
+  for (std::size_t i = 1, k = 0; i < needle.size(); ++i) {
+    while (k > 0 && needle[i] != needle[k]) k = border[k - 1];
+    if (needle[i] == needle[k]) ++k;
+    border[i] = k;
+  }
+  Occurrences out;
+  for (std::size_t i = 0, k = 0; i < hay.size(); ++i) {
+    while (k > 0 && hay[i] != needle[k]) k = border[k - 1];
+    if (hay[i] == needle[k]) ++k;
+    if (k == needle.size()) {
+      if (out.count++ == 0) out.first = i + 1 - k;
+      k = 0;
+    }
+  }
+  return out;
+}
+
+std::string splice(std::string_view text, std::size_t at, std::size_t removed,
+                   std::string_view inserted) {
+  std::string out;
+  out.reserve(text.size() - removed + inserted.size());
+  out.append(text.substr(0, at));
+  out.append(inserted);
+  out.append(text.substr(at + removed));
+  return out;
+}
+
+// The entry a move would take from its directory: a file or a symlink, never a directory.
+Result<struct stat> movable_entry(int dir_fd, const std::string& name) {
+  struct stat st;
+  if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return from_errno();
+  if (S_ISDIR(st.st_mode)) return Errc::is_directory;
+  if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) return Errc::not_regular_file;
+  return st;
+}
+
+// What already occupies a move's destination, if anything it may be replaced.
+Result<std::optional<struct stat>> destination_entry(int dir_fd, const std::string& name,
+                                                     bool overwrite) {
+  struct stat st;
+  if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (errno == ENOENT) return std::optional<struct stat>{};
+    return at_index(from_errno(), 1);
+  }
+  if (S_ISDIR(st.st_mode)) return at_index(Error{Errc::is_directory}, 1);
+  if (!overwrite) return at_index(Error{Errc::already_exists}, 1);
+  return std::optional<struct stat>{st};
+}
+
+bool same_inode(const struct stat& a, const struct stat& b) {
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+// rename() between two names of one inode does nothing and succeeds; a move must still drop
+// the source name, unless both ends are the very same entry.
+Status move_onto_own_link(int from_dir, const std::string& from, int to_dir,
+                          const std::string& to) {
+  auto from_id = file_id(from_dir);
+  auto to_id = file_id(to_dir);
+  if (!from_id) return at_index(from_id.error(), 0);
+  if (!to_id) return at_index(to_id.error(), 1);
+  if (from_id.value() == to_id.value() && from == to) return ok_status();
+  if (::unlinkat(from_dir, from.c_str(), 0) != 0) return at_index(from_errno(), 0);
+  return ok_status();
+}
+
+// 0, or the errno of a rename that either replaces (`overwrite`) or refuses an existing entry.
+int rename_entry(int from_dir, const std::string& from, int to_dir, const std::string& to,
+                 bool overwrite) {
+  if (overwrite) return ::renameat(from_dir, from.c_str(), to_dir, to.c_str()) == 0 ? 0 : errno;
+  if (::renameat2(from_dir, from.c_str(), to_dir, to.c_str(), RENAME_NOREPLACE) == 0) return 0;
+  if (errno != EINVAL) return errno;
+  // No RENAME_NOREPLACE on this filesystem: link() never replaces either.
+  if (::linkat(from_dir, from.c_str(), to_dir, to.c_str(), 0) != 0) return errno;
+  if (::unlinkat(from_dir, from.c_str(), 0) != 0) return errno;
+  return 0;
+}
+
+Error rename_error(int err) {
+  Error e{errc_from_errno(err), err};
+  if (err == EEXIST || err == EISDIR || err == ENOTEMPTY) e.index = 1;
+  if (err == ENOENT) e.index = 0;
+  return e;
+}
+
+// A move between filesystems: the entry is recreated at the destination, then removed at the
+// source. Only what the rules were checked against is moved: a file that grew since is refused.
+Status move_across(int from_dir, const std::string& from, const struct stat& st, int to_dir,
+                   const std::string& to, bool overwrite, std::uint64_t limit) {
+  Status placed = ok_status();
+  if (S_ISLNK(st.st_mode)) {
+    auto text = read_link(from_dir, from);
+    if (!text) return at_index(text.error(), 0);
+    placed = install_symlink(to_dir, to, text.value(), overwrite);
+  } else {
+    UniqueFd fd(::openat(from_dir, from.c_str(), kReadFlags | O_NOFOLLOW | O_CLOEXEC));
+    if (!fd.valid()) return at_index(from_errno(), 0);
+    const auto size = static_cast<std::uint64_t>(st.st_size);
+    auto bytes = read_regular_file(fd.get(), std::min(size, limit));
+    if (!bytes) return at_index(bytes.error(), 0);
+    placed = install_file(to_dir, to, bytes.value().data.get(), bytes.value().size,
+                          static_cast<std::uint32_t>(st.st_mode & 0777), overwrite);
+  }
+  if (!placed) return at_index(placed.error(), 1);
+  if (::unlinkat(from_dir, from.c_str(), 0) != 0) return at_index(from_errno(), 0);
+  return ok_status();
+}
+
+// Codes a glob walk treats as "nothing to see here" for a subdirectory: it vanished, turned
+// into something else, or is closed to us. Anything else is reported.
+bool skippable(Errc code) {
+  return code == Errc::not_found || code == Errc::not_directory || code == Errc::access_denied ||
+         code == Errc::symlink_loop || code == Errc::symlink_escape;
+}
+
+// A directory inside the one `dir_fd` holds, refused if it is (or has just become) a symlink.
+Result<UniqueFd> open_subdirectory(int dir_fd, const std::string& name) {
+  UniqueFd fd(::openat(dir_fd, name.c_str(), kDirFlags | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd.valid()) return from_errno();
+  return fd;
+}
+
+// Opens a mount's own directory (the base, or a mount target the walk reaches) through the
+// Sandbox. An invalid descriptor, and no error, stands for a directory that exists only
+// because mounts lie below it.
+using DirOpener = std::function<Result<UniqueFd>(const VirtualPath&)>;
+
+struct WalkEntry {
+  std::string name;
+  EntryType type = EntryType::unknown;
+  bool from_table = false;  // a mount target, or a directory above one
+};
+
+// Depth-first over virtual paths, pruned by the matcher's states. Subdirectories are opened
+// from their parent's descriptor, never following a symlink; only a mount target switches to
+// its own mount's descriptor. Directories that hold mount targets list those like list() does.
+class GlobWalk {
+ public:
+  GlobWalk(const GlobMatcher& matcher, const MountTable& table, std::size_t limit,
+           DirOpener open_dir)
+      : matcher_(matcher), table_(table), limit_(limit), open_dir_(std::move(open_dir)) {}
+
+  Status visit(const VirtualPath& dir, int fd, const GlobMatcher::States& states,
+               std::size_t depth);
+  bool add(std::string path);
+  GlobResult finish();
+
+ private:
+  Status visit_entry(const VirtualPath& dir, int fd, const GlobMatcher::States& states,
+                     std::size_t depth, const WalkEntry& entry);
+  Result<std::vector<WalkEntry>> entries(const VirtualPath& dir, int fd) const;
+  Result<UniqueFd> open_entry(const VirtualPath& child, int fd, const WalkEntry& entry) const;
+  void stop() {
+    result_.truncated = true;
+    stopped_ = true;
+  }
+
+  const GlobMatcher& matcher_;
+  const MountTable& table_;
+  std::size_t limit_;
+  DirOpener open_dir_;
+  GlobResult result_;
+  std::size_t directories_ = 0;
+  bool stopped_ = false;
+};
+
+bool GlobWalk::add(std::string path) {
+  if (result_.paths.size() == limit_) {
+    stop();
+    return false;
+  }
+  result_.paths.push_back(std::move(path));
+  return true;
+}
+
+GlobResult GlobWalk::finish() {
+  std::sort(result_.paths.begin(), result_.paths.end());
+  return std::move(result_);
+}
+
+Result<std::vector<WalkEntry>> GlobWalk::entries(const VirtualPath& dir, int fd) const {
+  std::vector<WalkEntry> out;
+  for (std::string& name : table_.mount_entries_in(dir)) {
+    out.push_back(WalkEntry{std::move(name), EntryType::directory, true});
+  }
+  if (fd >= 0) {
+    auto host = read_dir_entries(fd);
+    if (!host && !skippable(host.error().code)) return host.error();
+    if (host) {
+      for (DirEntry& e : host.value()) out.push_back(WalkEntry{std::move(e.name), e.type, false});
+    }
+  }
+  // Sorted so that a truncated result is the same prefix of the walk every time. Where the
+  // table and the disk both name an entry, the table's wins: the mount hides the disk's.
+  std::sort(out.begin(), out.end(), [](const WalkEntry& a, const WalkEntry& b) {
+    return a.name != b.name ? a.name < b.name : a.from_table > b.from_table;
+  });
+  auto same = [](const WalkEntry& a, const WalkEntry& b) { return a.name == b.name; };
+  out.erase(std::unique(out.begin(), out.end(), same), out.end());
+  return out;
+}
+
+// Whether the walk may descend into `entry`: a real directory, never a symlink to one.
+bool is_directory(int dir_fd, const WalkEntry& entry) {
+  if (entry.from_table || entry.type == EntryType::directory) return true;
+  if (entry.type != EntryType::unknown) return false;
+  struct stat st;
+  return ::fstatat(dir_fd, entry.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+         S_ISDIR(st.st_mode);
+}
+
+Result<UniqueFd> GlobWalk::open_entry(const VirtualPath& child, int fd,
+                                      const WalkEntry& entry) const {
+  if (!entry.from_table) return open_subdirectory(fd, entry.name);
+  const Location at = table_.locate(child);
+  if (at.mount != nullptr && at.rest_begin == child.parts.size()) return open_dir_(child);
+  // Above a mount target: whatever host directory there is belongs to the parent's mount.
+  if (fd < 0) return UniqueFd();
+  auto sub = open_subdirectory(fd, entry.name);
+  if (!sub && skippable(sub.error().code)) return UniqueFd();
+  return sub;
+}
+
+Status GlobWalk::visit(const VirtualPath& dir, int fd, const GlobMatcher::States& states,
+                       std::size_t depth) {
+  if (++directories_ > kMaxGlobDirectories) {
+    stop();
+    return ok_status();
+  }
+  auto listed = entries(dir, fd);
+  if (!listed) return listed.error();
+  for (const WalkEntry& entry : listed.value()) {
+    if (stopped_) break;
+    if (auto st = visit_entry(dir, fd, states, depth, entry); !st) return st;
+  }
+  return ok_status();
+}
+
+Status GlobWalk::visit_entry(const VirtualPath& dir, int fd, const GlobMatcher::States& states,
+                             std::size_t depth, const WalkEntry& entry) {
+  // Names no virtual path can carry are left out rather than reported mangled.
+  if (!is_valid_utf8(entry.name)) return ok_status();
+  const GlobMatcher::States next = matcher_.step(states, entry.name);
+  if (next.empty()) return ok_status();
+  const bool accept = matcher_.accepts(next);
+  const bool descend = matcher_.can_descend(next) && is_directory(fd, entry);
+  if (!accept && !descend) return ok_status();
+  VirtualPath child = dir;
+  child.parts.push_back(entry.name);
+  std::string text = child.str();
+  if (text.size() >= PATH_MAX) return ok_status();
+  if (accept && !add(std::move(text))) return ok_status();
+  if (!descend) return ok_status();
+  if (depth + 1 > kMaxGlobDepth) {
+    result_.truncated = true;
+    return ok_status();
+  }
+  auto sub = open_entry(child, fd, entry);
+  if (!sub) return skippable(sub.error().code) ? ok_status() : sub.error();
+  return visit(child, sub.value().get(), next, depth + 1);
+}
+
+}  // namespace
+
+Result<Bytes> Sandbox::read_range(std::string_view text, std::uint64_t offset,
+                                  std::uint64_t length) const {
+  auto target = locate(text);
+  if (!target) return target.error();
+  const Target& t = target.value();
+  if (auto st = require_mount(t); !st) return st.error();
+  auto file = regular_file(open(t, kReadFlags), table_, t.path);
+  if (!file) return file.error();
+  const std::uint64_t size = file.value().size;
+  if (auto st = check_read_rules(t, size); !st) return st.error();
+  const std::uint64_t want =
+      offset >= size ? 0 : std::min({length, max_read_bytes_, size - offset});
+  return read_at(file.value().fd.get(), offset, static_cast<std::size_t>(want));
+}
+
+Status Sandbox::edit(std::string_view text, std::string_view old_text,
+                     std::string_view new_text) const {
+  if (old_text.empty()) return Errc::no_match;  // "" occurs everywhere: never what was meant
+  auto target = locate(text);
+  if (!target) return target.error();
+  const Target& t = target.value();
+  if (auto st = require_mount(t); !st) return st.error();
+  auto file = regular_file(open(t, kReadFlags), table_, t.path);
+  if (!file) return file.error();
+  if (auto st = check_read_rules(t, file.value().size); !st) return st.error();
+  auto bytes = read_regular_file(file.value().fd.get(), read_limit(t));
+  if (!bytes) return bytes.error();
+  const std::string_view content = as_text(bytes.value());
+  const Occurrences found = find_occurrences(content, old_text);
+  if (found.count == 0) return Errc::no_match;
+  if (found.count > 1) {
+    Error e{Errc::ambiguous_match};
+    e.size = found.count;
+    return e;
+  }
+  const std::string updated = splice(content, found.first, old_text.size(), new_text);
+  if (auto st = check_write_rules(t, updated.size()); !st) return st;
+  auto dir = open_parent_for_change(t, false);
+  if (!dir) return dir.error();
+  return replace_file(dir.value().get(), t.path.parts.back(),
+                      reinterpret_cast<const std::uint8_t*>(updated.data()), updated.size());
+}
+
+Status Sandbox::move(std::string_view from_text, std::string_view to_text, bool overwrite) const {
+  auto from = locate(from_text);
+  if (!from) return at_index(from.error(), 0);
+  auto to = locate(to_text);
+  if (!to) return at_index(to.error(), 1);
+  const Target& f = from.value();
+  const Target& t = to.value();
+  if (auto st = check_delete_rules(f); !st) return at_index(st.error(), 0);
+  const std::string& from_name = f.path.parts.back();
+  if (!suffix_allowed(f.at.mount->policy, from_name)) {
+    return at_index(Error{Errc::suffix_not_allowed}, 0);
+  }
+  // The destination's rules need the size, so the source is looked at first; nothing is
+  // created for the destination until its rules have passed.
+  if (auto st = writable(t); !st) return at_index(st.error(), 1);
+  auto from_dir = open_parent_for_change(f, false, Change::remove);
+  if (!from_dir) return at_index(from_dir.error(), 0);
+  auto entry = movable_entry(from_dir.value().get(), from_name);
+  if (!entry) return at_index(entry.error(), 0);
+  const struct stat& st = entry.value();
+  if (auto ok = check_write_rules(t, static_cast<std::uint64_t>(st.st_size)); !ok) {
+    return at_index(ok.error(), 1);
+  }
+  auto to_dir = open_parent_for_change(t, true);
+  if (!to_dir) return at_index(to_dir.error(), 1);
+  const std::string& to_name = t.path.parts.back();
+  auto existing = destination_entry(to_dir.value().get(), to_name, overwrite);
+  if (!existing) return existing.error();
+  if (existing.value() && same_inode(*existing.value(), st)) {
+    return move_onto_own_link(from_dir.value().get(), from_name, to_dir.value().get(), to_name);
+  }
+  const int err =
+      rename_entry(from_dir.value().get(), from_name, to_dir.value().get(), to_name, overwrite);
+  if (err == 0) return ok_status();
+  if (err != EXDEV) return rename_error(err);
+  return move_across(from_dir.value().get(), from_name, st, to_dir.value().get(), to_name,
+                     overwrite, max_read_bytes_);
+}
+
+Status Sandbox::copy(std::string_view from_text, std::string_view to_text, bool overwrite) const {
+  auto from = locate(from_text);
+  if (!from) return at_index(from.error(), 0);
+  auto to = locate(to_text);
+  if (!to) return at_index(to.error(), 1);
+  const Target& f = from.value();
+  const Target& t = to.value();
+  if (auto st = require_mount(f); !st) return at_index(st.error(), 0);
+  if (auto st = writable(t); !st) return at_index(st.error(), 1);
+  auto file = regular_file(open(f, kReadFlags), table_, f.path);
+  if (!file) return at_index(file.error(), 0);
+  const std::uint64_t size = file.value().size;
+  if (auto st = check_read_rules(f, size); !st) return at_index(st.error(), 0);
+  if (auto st = check_write_rules(t, size); !st) return at_index(st.error(), 1);
+  // Bounded by what was checked: a file that grew since fails rather than slipping past.
+  auto bytes = read_regular_file(file.value().fd.get(), std::min(size, read_limit(f)));
+  if (!bytes) return at_index(bytes.error(), 0);
+  auto dir = open_parent_for_change(t, true);
+  if (!dir) return at_index(dir.error(), 1);
+  auto placed = install_file(dir.value().get(), t.path.parts.back(), bytes.value().data.get(),
+                             bytes.value().size, file.value().mode, overwrite);
+  if (!placed) return at_index(placed.error(), 1);
+  return ok_status();
+}
+
+Status Sandbox::make_directory(std::string_view text) const {
+  auto target = locate(text);
+  if (!target) return target.error();
+  const Target& t = target.value();
+  // The root and directories the mount table provides exist whatever the disk holds.
+  if (t.path.is_root() || table_.holds_mount_point(t.path)) return ok_status();
+  if (auto st = require_mount(t); !st) return st;
+  auto existing = open(t, O_PATH | O_DIRECTORY);
+  if (existing) return ok_status();
+  const Errc code = existing.error().code;
+  if (code != Errc::not_found && code != Errc::not_directory) return existing.error();
+  // Creating a directory is a write: the same refusals as for a file, minus the file rules.
+  if (auto st = writable(t); !st) return st;
+  if (t.at.mount->approval.write == Approval::blocked) return Errc::write_blocked;
+  auto dir = open_parent_for_change(t, true);
+  if (!dir) return dir.error();
+  const std::string& name = t.path.parts.back();
+  if (auto st = make_dir(dir.value().get(), name); !st) return st;
+  struct stat st;
+  if (::fstatat(dir.value().get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    return from_errno();
+  }
+  if (!S_ISDIR(st.st_mode)) return Errc::already_exists;
+  return ok_status();
+}
+
+Result<GlobResult> Sandbox::glob(std::string_view pattern, std::size_t limit) const {
+  auto matcher = GlobMatcher::compile(pattern);
+  if (!matcher) return matcher.error();
+  const GlobMatcher& m = matcher.value();
+  limit = std::min(limit == 0 ? kDefaultGlobLimit : limit, kMaxGlobLimit);
+  Target base{VirtualPath{m.base()}, {}};
+  base.at = table_.locate(base.path);
+  if (auto st = require_mount(base); !st && st.error().code != Errc::is_directory) {
+    return st.error();
+  }
+  auto open_dir = [this](const VirtualPath& path) -> Result<UniqueFd> {
+    const Target t{path, table_.locate(path)};
+    const bool provided = path.is_root() || table_.holds_mount_point(path);
+    if (t.at.mount == nullptr) return UniqueFd();
+    auto fd = open(t, kDirFlags);
+    if (!fd && provided &&
+        (fd.error().code == Errc::not_found || fd.error().code == Errc::not_directory)) {
+      return UniqueFd();
+    }
+    return fd;
+  };
+  auto base_fd = open_dir(base.path);
+  if (!base_fd) {
+    const Errc code = base_fd.error().code;
+    if (code == Errc::not_found || code == Errc::not_directory) return GlobResult{};
+    return base_fd.error();
+  }
+  GlobWalk walk(m, table_, limit, open_dir);
+  const GlobMatcher::States states = m.start();
+  // "/src/**" matches "/src" itself; "/" is never a result.
+  if (m.accepts(states) && !base.path.is_root()) walk.add(base.path.str());
+  if (m.can_descend(states)) {
+    auto st = walk.visit(base.path, base_fd.value().get(), states, 0);
+    if (!st) return st.error();
+  }
+  return walk.finish();
+}
+
+Result<std::vector<Bytes>> Sandbox::read_attachments(const std::vector<std::string>& paths,
+                                                     const AttachmentPolicy& policy) const {
+  if (paths.size() > policy.max_attachments) {
+    Error e{Errc::too_many_attachments};
+    e.size = paths.size();
+    e.limit = policy.max_attachments;
+    return e;
+  }
+  FilePolicy suffixes;
+  if (!policy.allowed_suffixes.empty()) suffixes.allowed_suffixes = policy.allowed_suffixes;
+  suffixes.denied_suffixes = policy.denied_suffixes;
+  std::vector<Target> targets;
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    auto target = locate(paths[i]);
+    if (!target) return at_index(target.error(), i);
+    const VirtualPath& path = target.value().path;
+    if (!suffix_allowed(suffixes, path.is_root() ? std::string_view() : path.parts.back())) {
+      return at_index(Error{Errc::suffix_not_allowed}, i);
+    }
+    targets.push_back(std::move(target.value()));
+  }
+  std::vector<OpenFile> files;
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    const Target& t = targets[i];
+    if (auto st = require_mount(t); !st) return at_index(st.error(), i);
+    auto file = regular_file(open(t, kReadFlags), table_, t.path);
+    if (!file) return at_index(file.error(), i);
+    const std::uint64_t size = file.value().size;
+    if (auto st = check_read_rules(t, size); !st) return at_index(st.error(), i);
+    if (size > max_read_bytes_) return at_index(too_large(size, max_read_bytes_), i);
+    total += size;  // each is at most max_read_bytes, and there are few: no overflow
+    files.push_back(std::move(file.value()));
+  }
+  if (total > policy.max_total_bytes) return too_large(total, policy.max_total_bytes);
+  std::vector<Bytes> out;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    // The checked size is the limit: a file that grew since fails rather than slipping past.
+    auto bytes = read_regular_file(files[i].fd.get(), files[i].size);
+    if (!bytes) return at_index(bytes.error(), i);
+    out.push_back(std::move(bytes.value()));
+  }
+  return out;
+}
+
+}  // namespace msb
