@@ -6,8 +6,10 @@
 #include <yaml-cpp/parser.h>
 
 #include <algorithm>
+#include <charconv>
 #include <exception>
 #include <sstream>
+#include <system_error>
 #include <unordered_map>
 #include <utility>
 
@@ -662,6 +664,7 @@ class JsonReader {
   Check scalar(V& v, od::json_type type, ConfigNode& out, const std::string& path,
                std::string_view token);
   Check root_scalar(od::document& doc, ConfigNode& out);
+  Check root_literal(std::string_view value, ConfigNode& out) const;
 
   std::string_view text_;
   const char* base_;
@@ -704,13 +707,35 @@ JsonReader::Check JsonReader::root_scalar(od::document& doc, ConfigNode& out) {
   std::string_view token;
   if (auto code = doc.raw_json_token().get(token)) return syntax(code, nullptr);
   place(out, token.data());
-  od::json_type type;
-  if (auto code = doc.type().get(type)) return syntax(code, token.data());
-  if (Check e = scalar(doc, type, out, "", token)) return e;
   // simdjson does not always notice what follows a scalar root ("null x").
   if (token.data() + token.size() != base_ + text_.size()) {
     return syntax(simdjson::TRAILING_CONTENT, token.data() + token.size());
   }
+  const std::string_view value = trim_right(token);
+  if (JsonScanner(value).run()) return syntax(simdjson::INCORRECT_TYPE, token.data());
+  if (value.front() == '"') return scalar(doc, od::json_type::string, out, "", token);
+  // simdjson 3.0.1 copies a root literal or number into a small buffer together with the blanks
+  // after it, and refuses "true   " for not fitting; the scanner has checked the token already.
+  return root_literal(value, out);
+}
+
+JsonReader::Check JsonReader::root_literal(std::string_view value, ConfigNode& out) const {
+  out.text = std::string(value);
+  if (value == "null") {
+    out.text.clear();
+    return std::nullopt;
+  }
+  if (value == "true" || value == "false") {
+    out.kind = NodeKind::boolean;
+    out.boolean = value == "true";
+    return std::nullopt;
+  }
+  double number = 0;
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
+  if (ec != std::errc{} || end != value.data() + value.size()) {
+    return error(value.data(), "", "valid JSON (a number in range)");
+  }
+  out.kind = NodeKind::number;
   return std::nullopt;
 }
 

@@ -20,6 +20,8 @@
 #include "policy.h"
 #include "sandbox.h"
 
+#include <cstdint>
+
 namespace msb {
 namespace {
 
@@ -103,8 +105,9 @@ struct Occurrences {
   std::size_t first = 0;
 };
 
-// Non-overlapping occurrences of a non-empty `needle`, by Knuth-Morris-Pratt: linear in both
-// lengths, so no file and search text can make an edit quadratic.
+// Occurrences of a non-empty `needle`, overlapping ones included ("aa" occurs twice in "aaa":
+// which one to replace would be a guess), by Knuth-Morris-Pratt: linear in both lengths, so no
+// file and search text can make an edit quadratic.
 Occurrences find_occurrences(std::string_view hay, std::string_view needle) {
   std::vector<std::size_t> border(needle.size(), 0);
   for (std::size_t i = 1, k = 0; i < needle.size(); ++i) {
@@ -118,7 +121,7 @@ Occurrences find_occurrences(std::string_view hay, std::string_view needle) {
     if (hay[i] == needle[k]) ++k;
     if (k == needle.size()) {
       if (out.count++ == 0) out.first = i + 1 - k;
-      k = 0;
+      k = border[k - 1];
     }
   }
   return out;
@@ -572,11 +575,17 @@ Result<std::vector<Bytes>> Sandbox::read_attachments(const std::vector<std::stri
     if (!file) return at_index(file.error(), i);
     const std::uint64_t size = file.value().size;
     if (auto st = check_read_rules(t, size); !st) return at_index(st.error(), i);
+    // Judged as soon as it is exceeded, so later paths are not even opened.
+    total = size > UINT64_MAX - total ? UINT64_MAX : total + size;
+    if (total > policy.max_total_bytes) {
+      Error e{Errc::attachments_too_large};
+      e.size = total;
+      e.limit = policy.max_total_bytes;
+      return e;
+    }
     if (size > max_read_bytes_) return at_index(too_large(size, max_read_bytes_), i);
-    total += size;  // each is at most max_read_bytes, and there are few: no overflow
     files.push_back(std::move(file.value()));
   }
-  if (total > policy.max_total_bytes) return too_large(total, policy.max_total_bytes);
   std::vector<Bytes> out;
   for (std::size_t i = 0; i < files.size(); ++i) {
     // The checked size is the limit: a file that grew since fails rather than slipping past.

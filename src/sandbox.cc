@@ -14,10 +14,6 @@ constexpr int kDirFlags = O_RDONLY | O_DIRECTORY;
 constexpr int kPathFlags = O_PATH;
 constexpr int kMaxParentWalk = 4096;
 
-bool contains(const std::vector<FileId>& ids, const FileId& id) {
-  return std::find(ids.begin(), ids.end(), id) != ids.end();
-}
-
 }  // namespace
 
 Sandbox::Sandbox(MountTable table, const Sandbox* parent, std::uint64_t max_read_bytes,

@@ -216,11 +216,13 @@ TEST_P(FileOpsTest, EditLeavesTheFileAloneOnEveryError) {
   EXPECT_EQ(code_of(sb->edit("/missing.txt", "a", "b")), Errc::not_found);
   EXPECT_EQ(read_host(root_ / "f.txt"), "one two two two");
   EXPECT_EQ(tree(root_), (Strings{"f.txt"}));
-  // Occurrences are counted without overlap, as a replacement would consume them.
+  // Overlapping occurrences count: in "aaa", "aa" could mean either of two places.
   write_host(root_ / "a.txt", "aaa");
-  ASSERT_EQ(code_of(sb->edit("/a.txt", "aa", "b")), Errc::ok);
-  EXPECT_EQ(read_host(root_ / "a.txt"), "ba");
-  ASSERT_EQ(code_of(sb->edit("/a.txt", "a", "c")), Errc::ok);
+  auto overlapping = sb->edit("/a.txt", "aa", "b");
+  ASSERT_EQ(code_of(overlapping), Errc::ambiguous_match);
+  EXPECT_EQ(overlapping.error().size, 2u);
+  EXPECT_EQ(read_host(root_ / "a.txt"), "aaa");
+  ASSERT_EQ(code_of(sb->edit("/a.txt", "aaa", "bc")), Errc::ok);
   EXPECT_EQ(read_host(root_ / "a.txt"), "bc");
 }
 
@@ -900,7 +902,7 @@ TEST_P(FileOpsTest, AttachmentRulesAreAllOrNothing) {
 
   policy.max_total_bytes = 107;
   auto total = sb->read_attachments({"/a.png", "/big.png", "/b.png"}, policy);
-  ASSERT_EQ(code_of(total), Errc::too_large);
+  ASSERT_EQ(code_of(total), Errc::attachments_too_large);
   EXPECT_EQ(total.error().size, 108u);
   EXPECT_EQ(total.error().limit, 107u);
   EXPECT_EQ(total.error().index, Error::kNoIndex);

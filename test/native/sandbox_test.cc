@@ -17,6 +17,15 @@
 
 namespace {
 
+msb::MountSpec mount_spec(const std::string& source, const std::string& target, bool readonly) {
+  msb::MountSpec m;
+  m.source = source;
+  m.target = target;
+  m.readonly = readonly;
+  return m;
+}
+
+
 using msb::Errc;
 using msb::MountSpec;
 using msb::ResolverKind;
@@ -198,7 +207,7 @@ TEST_P(SandboxTest, MalformedPathsAreRefusedBeforeTheDisk) {
 
 TEST_P(SandboxTest, HostPathIsLexical) {
   auto o = options();
-  o.mounts.push_back(MountSpec{(tmp_.path() / "data").string(), "/data", false});
+  o.mounts.push_back(mount_spec((tmp_.path() / "data").string(), "/data", false));
   auto sb = make(o);
   ASSERT_TRUE(sb);
   EXPECT_EQ(code_of(sb->host_path("/x/y")), Errc::ok);
@@ -517,7 +526,7 @@ TEST_P(SandboxTest, ReadOnlyMountRefusesMutation) {
   fs::create_directories(cfg / "sub");
   write_host(cfg / "conf.ini", "a=1");
   auto o = options();
-  o.mounts.push_back(MountSpec{cfg.string(), "/cfg", true});
+  o.mounts.push_back(mount_spec(cfg.string(), "/cfg", true));
   auto sb = make(o);
   ASSERT_TRUE(sb);
   const auto before = tree(cfg);
@@ -542,7 +551,7 @@ TEST_P(SandboxTest, ReadOnlyMountRefusesMutation) {
 TEST_P(SandboxTest, ReadOnlySandboxRefusesMutation) {
   write_host(root_ / "f.txt", "x");
   auto o = options();
-  o.readonly = true;
+  o.root.readonly = true;
   auto sb = make(o);
   ASSERT_TRUE(sb);
   EXPECT_EQ(get(*sb, "/f.txt"), "x");
@@ -567,7 +576,7 @@ class ReadOnlySourceInsideRoot : public SandboxTest {
     make_symlink("ro/deeper", root_ / "deeperlink");
     make_symlink("../ro", root_ / "ro/deeper/up");
     auto o = options();
-    o.mounts.push_back(MountSpec{(root_ / "ro").string(), "/cfg", true});
+    o.mounts.push_back(mount_spec((root_ / "ro").string(), "/cfg", true));
     sb_ = make(o);
     ASSERT_TRUE(sb_);
     before_ = tree(root_ / "ro");
@@ -651,7 +660,7 @@ TEST_P(SandboxTest, RestrictKeepsHiddenReadOnlySources) {
   fs::create_directories(root_ / "sub/ro");
   write_host(root_ / "sub/ro/keep.txt", "keep");
   auto o = options();
-  o.mounts.push_back(MountSpec{(root_ / "sub/ro").string(), "/cfg", true});
+  o.mounts.push_back(mount_spec((root_ / "sub/ro").string(), "/cfg", true));
   auto sb = make(o);
   ASSERT_TRUE(sb);
 
@@ -755,8 +764,8 @@ TEST_P(SandboxTest, MountTargetsCannotBeWrittenOrRemoved) {
   fs::create_directories(deep);
   fs::create_directories(root_ / "data");  // shadowed by the mount
   auto o = options();
-  o.mounts.push_back(MountSpec{data.string(), "/data", false});
-  o.mounts.push_back(MountSpec{deep.string(), "/a/b", false});
+  o.mounts.push_back(mount_spec(data.string(), "/data", false));
+  o.mounts.push_back(mount_spec(deep.string(), "/a/b", false));
   auto sb = make(o);
   ASSERT_TRUE(sb);
 
@@ -789,8 +798,8 @@ TEST_P(SandboxTest, ListShowsMountTargetsWithoutHostDirectories) {
   write_host(data / "d.txt", "d");
   write_host(root_ / "f.txt", "f");
   auto o = options();
-  o.mounts.push_back(MountSpec{data.string(), "/data", false});
-  o.mounts.push_back(MountSpec{deep.string(), "/a/b", true});
+  o.mounts.push_back(mount_spec(data.string(), "/data", false));
+  o.mounts.push_back(mount_spec(deep.string(), "/a/b", true));
   auto sb = make(o);
   ASSERT_TRUE(sb);
 
@@ -836,7 +845,7 @@ TEST_P(SandboxTest, MountedContentIsServedFromTheSource) {
   fs::create_directories(root_ / "data");
   write_host(root_ / "data/d.txt", "from root");
   auto o = options();
-  o.mounts.push_back(MountSpec{data.string(), "/data", false});
+  o.mounts.push_back(mount_spec(data.string(), "/data", false));
   auto sb = make(o);
   ASSERT_TRUE(sb);
   EXPECT_EQ(get(*sb, "/data/d.txt"), "from mount");
@@ -849,7 +858,7 @@ TEST_P(SandboxTest, MountedContentIsServedFromTheSource) {
 TEST_P(SandboxTest, CreateSourcesMakesMissingDirectories) {
   auto o = options();
   o.root.source = (tmp_.path() / "new/root").string();
-  o.mounts.push_back(MountSpec{(tmp_.path() / "new/m1/deep").string(), "/m1", false});
+  o.mounts.push_back(mount_spec((tmp_.path() / "new/m1/deep").string(), "/m1", false));
   auto sb = make(o);
   ASSERT_TRUE(sb);
   EXPECT_EQ(code_of(sb->read("/x")), Errc::not_found);
@@ -862,11 +871,11 @@ TEST_P(SandboxTest, CreateSourcesMakesMissingDirectories) {
 
 TEST_P(SandboxTest, InvalidConfigurationIsRejected) {
   auto o = options();
-  o.mounts.push_back(MountSpec{outside_.string(), "/", false});
+  o.mounts.push_back(mount_spec(outside_.string(), "/", false));
   EXPECT_EQ(code_of(Sandbox::create(o)), Errc::invalid_config);
-  o.mounts = {MountSpec{"relative", "/x", false}};
+  o.mounts = {mount_spec("relative", "/x", false)};
   EXPECT_EQ(code_of(Sandbox::create(o)), Errc::invalid_config);
-  o.mounts = {MountSpec{outside_.string(), "/x", false}, MountSpec{outside_.string(), "/x/", true}};
+  o.mounts = {mount_spec(outside_.string(), "/x", false), mount_spec(outside_.string(), "/x/", true)};
   EXPECT_EQ(code_of(Sandbox::create(o)), Errc::invalid_config);
   o.mounts.clear();
   o.root.source = "relative/root";
