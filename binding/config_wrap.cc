@@ -26,13 +26,14 @@ Napi::Object approval_object(Napi::Env env, const msb::ApprovalRule& rule) {
 
 Napi::Object policy_object(Napi::Env env, const msb::FilePolicy& policy) {
   Napi::Object out = Napi::Object::New(env);
-  out.Set("allowedSuffixes",
-          policy.allowed_suffixes ? Napi::Value(strings(env, *policy.allowed_suffixes)) : env.Null());
+  out.Set("allowedSuffixes", policy.allowed_suffixes
+                                 ? Napi::Value(strings(env, *policy.allowed_suffixes))
+                                 : env.Null());
   out.Set("deniedSuffixes", strings(env, policy.denied_suffixes));
-  out.Set("maxFileBytes", policy.max_file_bytes
-                              ? Napi::Value(Napi::Number::New(
-                                    env, static_cast<double>(*policy.max_file_bytes)))
-                              : env.Null());
+  out.Set("maxFileBytes",
+          policy.max_file_bytes
+              ? Napi::Value(Napi::Number::New(env, static_cast<double>(*policy.max_file_bytes)))
+              : env.Null());
   return out;
 }
 
@@ -72,7 +73,8 @@ Napi::Object program_object(Napi::Env env, const msb::ProgramConfig& config) {
   Napi::Object out = Napi::Object::New(env);
   out.Set("file", text(env, config.file));
   out.Set("dir", text(env, config.dir));
-  out.Set("sandbox", config.sandbox ? Napi::Value(sandbox_object(env, *config.sandbox)) : env.Null());
+  out.Set("sandbox",
+          config.sandbox ? Napi::Value(sandbox_object(env, *config.sandbox)) : env.Null());
   Napi::Object delegation = Napi::Object::New(env);
   delegation.Set("maxDepth", Napi::Number::New(env, config.max_depth));
   out.Set("delegation", delegation);
@@ -140,7 +142,7 @@ Napi::Value ParseProgramConfig(const Napi::CallbackInfo& info) {
   const std::string content = info[0].As<Napi::String>().Utf8Value();
   const std::string file = info[1].As<Napi::String>().Utf8Value();
   const auto format = info[2].As<Napi::String>().Utf8Value() == "json" ? msb::ConfigFormat::json
-                                                                         : msb::ConfigFormat::yaml;
+                                                                       : msb::ConfigFormat::yaml;
   auto parsed = msb::parse_program_config(content, file, format);
   if (const auto* error = std::get_if<msb::ConfigError>(&parsed)) return error_result(env, *error);
   Napi::Object out = Napi::Object::New(env);

@@ -24,8 +24,8 @@ class Operation final : public Napi::AsyncWorker {
   // `owner` is the JS sandbox, kept alive (with its error factory) until the promise settles.
   static Napi::Promise Start(const Napi::Object& owner, const Napi::FunctionReference& factory,
                              std::string virtual_path, Work work, Convert convert) {
-    return Start(owner, factory, std::vector<std::string>{std::move(virtual_path)},
-                 std::move(work), convert);
+    return Start(owner, factory, std::vector<std::string>{std::move(virtual_path)}, std::move(work),
+                 convert);
   }
 
   // Several paths (move, copy, attachments): an error names the one its Error::index points at.
@@ -73,7 +73,7 @@ class Operation final : public Napi::AsyncWorker {
   Napi::Promise::Deferred deferred_;
   Napi::ObjectReference owner_;
   const Napi::FunctionReference& factory_;  // owned by the SandboxWrap that owner_ keeps alive
-  std::vector<std::string> paths_;  // never empty
+  std::vector<std::string> paths_;          // never empty
   Work work_;
   Convert convert_;
   std::optional<msb::Result<T>> result_;

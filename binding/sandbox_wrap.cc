@@ -67,11 +67,11 @@ msb::SandboxOptions options_from(const Napi::Object& config) {
   Napi::Array mounts = config.Get("mounts").As<Napi::Array>();
   for (uint32_t i = 0; i < mounts.Length(); ++i) {
     Napi::Object m = mounts.Get(i).As<Napi::Object>();
-    options.mounts.push_back(msb::MountSpec{m.Get("source").As<Napi::String>().Utf8Value(),
-                                            m.Get("target").As<Napi::String>().Utf8Value(),
-                                            m.Get("readonly").ToBoolean(),
-                                            approval_rule_from(m.Get("approval").As<Napi::Object>()),
-                                            policy_from(m.Get("policy").As<Napi::Object>())});
+    options.mounts.push_back(msb::MountSpec{
+        m.Get("source").As<Napi::String>().Utf8Value(),
+        m.Get("target").As<Napi::String>().Utf8Value(), m.Get("readonly").ToBoolean(),
+        approval_rule_from(m.Get("approval").As<Napi::Object>()),
+        policy_from(m.Get("policy").As<Napi::Object>())});
   }
   options.max_depth = config.Get("maxDepth").As<Napi::Number>().Uint32Value();
   const double max_read = config.Get("maxReadBytes").As<Napi::Number>().DoubleValue();
@@ -149,10 +149,10 @@ Napi::Object policy_object(Napi::Env env, const msb::FilePolicy& policy) {
                                  ? Napi::Value(string_array(env, *policy.allowed_suffixes))
                                  : env.Null());
   out.Set("deniedSuffixes", string_array(env, policy.denied_suffixes));
-  out.Set("maxFileBytes", policy.max_file_bytes
-                              ? Napi::Value(Napi::Number::New(
-                                    env, static_cast<double>(*policy.max_file_bytes)))
-                              : env.Null());
+  out.Set("maxFileBytes",
+          policy.max_file_bytes
+              ? Napi::Value(Napi::Number::New(env, static_cast<double>(*policy.max_file_bytes)))
+              : env.Null());
   return out;
 }
 
@@ -361,8 +361,8 @@ Napi::Value SandboxWrap::SelectZones(const Napi::CallbackInfo& info) {
   std::vector<msb::ZoneSelection> zones;
   for (uint32_t i = 0; i < requests.Length(); ++i) {
     Napi::Object z = requests.Get(i).As<Napi::Object>();
-    zones.push_back(
-        msb::ZoneSelection{z.Get("name").As<Napi::String>().Utf8Value(), z.Get("readonly").ToBoolean()});
+    zones.push_back(msb::ZoneSelection{z.Get("name").As<Napi::String>().Utf8Value(),
+                                       z.Get("readonly").ToBoolean()});
   }
   auto child = core_->select_zones(zones);
   return Wrap(child, "/");
@@ -481,8 +481,8 @@ Napi::Value SandboxWrap::Config(const Napi::CallbackInfo& info) {
     // No root: nothing can be written or read at "/" itself.
     out.Set("root", env.Null());
     out.Set("readonly", Napi::Boolean::New(env, true));
-    out.Set("approval",
-            approval_object(env, msb::ApprovalRule{msb::Approval::blocked, msb::Approval::blocked}));
+    out.Set("approval", approval_object(env, msb::ApprovalRule{msb::Approval::blocked,
+                                                               msb::Approval::blocked}));
     out.Set("policy", policy_object(env, msb::FilePolicy{}));
   }
   Napi::Array mounts = Napi::Array::New(env);

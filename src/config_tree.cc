@@ -201,12 +201,27 @@ class YamlBuilder final : public YAML::EventHandler {
     check_anchor(mark, anchor);
     if (expecting_key()) fail(mark, path_of_map(), "a string key");
     ConfigNode node = make(mark, NodeKind::null);
-    // An empty value's mark is the next token, often on a later line: its key says more.
-    if (!stack_.empty() && stack_.back().node->kind == NodeKind::map) {
+    // An empty value's mark is the next token, often on a later line: its key says more. A
+    // null written out ("~", "null") has a place of its own.
+    if (!stack_.empty() && stack_.back().node->kind == NodeKind::map && !written_null(mark)) {
       node.line = stack_.back().pending.line;
       node.column = stack_.back().pending.column;
     }
     attach(std::move(node));
+  }
+
+  bool written_null(const YAML::Mark& mark) const {
+    const std::string_view rest = text_.substr(std::min(offset(mark), text_.size()));
+    for (std::string_view word : {"~", "null", "Null", "NULL"}) {
+      if (rest.substr(0, word.size()) != word) continue;
+      const std::string_view after = rest.substr(word.size());
+      if (after.empty() || after.front() == ' ' || after.front() == '\n' || after.front() == '\r' ||
+          after.front() == '#' || after.front() == ',' || after.front() == '}' ||
+          after.front() == ']') {
+        return true;
+      }
+    }
+    return false;
   }
 
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override {

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -19,8 +20,6 @@
 #include "path.h"
 #include "policy.h"
 #include "sandbox.h"
-
-#include <cstdint>
 
 namespace msb {
 namespace {

@@ -26,8 +26,7 @@ bool restrictive(const Mount& m) {
 Result<MountTable> MountTable::create(const RootSpec& root, const std::vector<MountSpec>& specs) {
   const bool rootless = root.source.empty();
   if (rootless && specs.empty()) return config_error(SIZE_MAX);
-  if (!rootless &&
-      (root.source.front() != '/' || root.source.find('\0') != std::string::npos)) {
+  if (!rootless && (root.source.front() != '/' || root.source.find('\0') != std::string::npos)) {
     return config_error(SIZE_MAX);
   }
   MountTable table;
@@ -42,8 +41,8 @@ Result<MountTable> MountTable::create(const RootSpec& root, const std::vector<Mo
     for (const Mount& other : table.mounts_) {
       if (other.target.parts == target.value().parts) return config_error(i);
     }
-    table.mounts_.push_back(Mount{target.value(), Anchor::at_host_path(spec.source),
-                                  spec.readonly, spec.approval, spec.policy});
+    table.mounts_.push_back(Mount{target.value(), Anchor::at_host_path(spec.source), spec.readonly,
+                                  spec.approval, spec.policy});
   }
   if (!rootless) {
     table.mounts_.push_back(Mount{VirtualPath{}, Anchor::at_host_path(root.source), root.readonly,
@@ -69,8 +68,7 @@ Location MountTable::locate(const VirtualPath& path) const {
   return Location{nullptr, 0};
 }
 
-Result<MountTable> MountTable::restrict(const VirtualPath& sub,
-                                        const Narrowing& narrowing) const {
+Result<MountTable> MountTable::restrict(const VirtualPath& sub, const Narrowing& narrowing) const {
   const bool force_readonly = narrowing.readonly.value_or(false);
   auto narrowed = [&](const Mount& m, VirtualPath target, std::shared_ptr<Anchor> anchor) {
     return Mount{std::move(target), std::move(anchor), m.readonly || force_readonly,
@@ -79,8 +77,8 @@ Result<MountTable> MountTable::restrict(const VirtualPath& sub,
   Location where = locate(sub);
   std::optional<Mount> new_root;
   if (where.mount != nullptr) {
-    std::vector<std::string> rest(
-        sub.parts.begin() + static_cast<std::ptrdiff_t>(where.rest_begin), sub.parts.end());
+    std::vector<std::string> rest(sub.parts.begin() + static_cast<std::ptrdiff_t>(where.rest_begin),
+                                  sub.parts.end());
     new_root = narrowed(*where.mount, VirtualPath{},
                         Anchor::beneath(where.mount->anchor, std::move(rest)));
   } else if (!holds_mount_point(sub)) {

@@ -44,7 +44,7 @@ struct RootSpec {
 struct Narrowing {
   std::optional<bool> readonly;
   ApprovalRule approval{Approval::pre_approved, Approval::pre_approved};  // tightened into
-  FilePolicy policy;                                                       // every mount
+  FilePolicy policy;                                                      // every mount
 };
 
 // One zone a derived view keeps: the top-level mount "/<name>", optionally read-only.

@@ -44,8 +44,8 @@ FilePolicy tighten(const FilePolicy& parent, const FilePolicy& child) {
     }
     out.allowed_suffixes = std::move(both);
   } else {
-    out.allowed_suffixes = parent.allowed_suffixes ? parent.allowed_suffixes
-                                                   : child.allowed_suffixes;
+    out.allowed_suffixes =
+        parent.allowed_suffixes ? parent.allowed_suffixes : child.allowed_suffixes;
   }
   out.denied_suffixes = parent.denied_suffixes;
   for (const std::string& s : child.denied_suffixes) {

@@ -439,6 +439,8 @@ Check read_zone(const ConfigEntry& zone, const std::string& path, const ZoneForm
 Check read_zones(const ConfigNode& node, const std::string& path, const ZoneForm& form,
                  ProgramSandbox& out) {
   if (Check e = expect_map(node, path, "a mapping of zone names to zone settings")) return e;
+  // A sandbox with no root and no zones could hold nothing: say so here, not at first use.
+  if (node.entries.empty()) return at(node, path, "at least one zone");
   for (const ConfigEntry& zone : node.entries) {
     const std::string zone_path = key_path_child(path, zone.key);
     if (!valid_zone_name(zone.key)) return at_key(zone, zone_path, std::string(kZoneNameRule));

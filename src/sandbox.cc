@@ -334,8 +334,7 @@ Result<UniqueFd> Sandbox::make_parents(const Mount& mount, int base,
     if (!next && next.error().code == Errc::not_found) {
       auto parent = open_beneath(base, parts, begin, i, dir_request, resolver_);
       if (!parent) return parent.error();
-      if (auto st = check_nearest_mount_writable(parent.value().get(), mount, Change::write);
-          !st) {
+      if (auto st = check_nearest_mount_writable(parent.value().get(), mount, Change::write); !st) {
         return st.error();
       }
       if (auto st = make_dir(parent.value().get(), parts[i]); !st) return st.error();

@@ -61,8 +61,7 @@ class Sandbox {
   // Derived views count towards max_depth: a chain longer than it fails with depth_exceeded.
   Result<std::shared_ptr<Sandbox>> restrict(std::string_view sub,
                                             std::optional<bool> readonly) const;
-  Result<std::shared_ptr<Sandbox>> restrict(std::string_view sub,
-                                            const Narrowing& narrowing) const;
+  Result<std::shared_ptr<Sandbox>> restrict(std::string_view sub, const Narrowing& narrowing) const;
   Result<std::shared_ptr<Sandbox>> select_zones(const std::vector<ZoneSelection>& zones) const;
 
   // The approval a change at `path` needs (the mount holding it decides).
@@ -76,8 +75,7 @@ class Sandbox {
   Result<Bytes> read(std::string_view path) const;
   // Up to `length` bytes from `offset` (a read past the end returns fewer, possibly none). The
   // policy's size limit applies to the file, max_read_bytes to `length`.
-  Result<Bytes> read_range(std::string_view path, std::uint64_t offset,
-                           std::uint64_t length) const;
+  Result<Bytes> read_range(std::string_view path, std::uint64_t offset, std::uint64_t length) const;
   Status write(std::string_view path, const std::uint8_t* data, std::size_t size) const;
   Status remove(std::string_view path) const;
   Result<bool> exists(std::string_view path) const;

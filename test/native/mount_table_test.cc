@@ -103,10 +103,8 @@ TEST(MountTableCreate, RootOnly) {
 
 TEST(MountTableCreate, MountsSortedLongestFirstRootLast) {
   MountTable table = make_table("/h/root", false,
-                                {spec("/h/a", "/a", false),
-                                 spec("/h/abc", "/a/b/c", false),
-                                 spec("/h/ab", "/a/b", true),
-                                 spec("/h/z", "/z", false)});
+                                {spec("/h/a", "/a", false), spec("/h/abc", "/a/b/c", false),
+                                 spec("/h/ab", "/a/b", true), spec("/h/z", "/z", false)});
   const auto& mounts = table.mounts();
   ASSERT_EQ(mounts.size(), 5u);
   EXPECT_TRUE(mounts.back().target.is_root());
@@ -122,9 +120,9 @@ TEST(MountTableCreate, MountsSortedLongestFirstRootLast) {
 }
 
 TEST(MountTableCreate, LocatePicksLongestTarget) {
-  MountTable table =
-      make_table("/h/root", false,
-                 {spec("/h/a", "/a", false), spec("/h/abc", "/a/b/c", false), spec("/h/ab", "/a/b", false)});
+  MountTable table = make_table(
+      "/h/root", false,
+      {spec("/h/a", "/a", false), spec("/h/abc", "/a/b/c", false), spec("/h/ab", "/a/b", false)});
   struct Case {
     const char* path;
     const char* source;
@@ -155,9 +153,9 @@ TEST(MountTableCreate, DuplicateTargetsRejected) {
   EXPECT_EQ(slash.error().limit, 2u);
 
   // A prefix is not a duplicate.
-  EXPECT_TRUE(
-      create_table("/h/root", false, {spec("/h/1", "/data", false), spec("/h/2", "/data/sub", false)})
-          .ok());
+  EXPECT_TRUE(create_table("/h/root", false,
+                           {spec("/h/1", "/data", false), spec("/h/2", "/data/sub", false)})
+                  .ok());
 }
 
 TEST(MountTableCreate, BadConfigurationReportsIndex) {
@@ -177,8 +175,8 @@ TEST(MountTableCreate, BadConfigurationReportsIndex) {
   EXPECT_EQ(empty_source.error().limit, 0u);
 
   for (const char* target : {"/", "//data", "/a/../b", "data", "/a/./b", ""}) {
-    auto bad =
-        create_table("/h/root", false, {spec("/h/ok", "/ok", false), spec("/h/src", target, false)});
+    auto bad = create_table("/h/root", false,
+                            {spec("/h/ok", "/ok", false), spec("/h/src", target, false)});
     ASSERT_EQ(code_of(bad), Errc::invalid_config) << target;
     EXPECT_EQ(bad.error().limit, 1u) << target;
   }
@@ -223,13 +221,11 @@ TEST(MountTableRestrict, BelowAMountNarrowsItsSource) {
 }
 
 TEST(MountTableRestrict, MovesNestedMountsAndDropsOthers) {
-  MountTable table = make_table("/h/root", false,
-                                {spec("/h/src", "/src", false),
-                                 spec("/h/vendor", "/src/vendor", true),
-                                 spec("/h/gen", "/src/build/gen", false),
-                                 spec("/h/other", "/other", true),
-                                 spec("/h/data", "/data", false),
-                                 spec("/h/srcx", "/srcx", true)});
+  MountTable table =
+      make_table("/h/root", false,
+                 {spec("/h/src", "/src", false), spec("/h/vendor", "/src/vendor", true),
+                  spec("/h/gen", "/src/build/gen", false), spec("/h/other", "/other", true),
+                  spec("/h/data", "/data", false), spec("/h/srcx", "/srcx", true)});
   auto child = table.restrict(vp("/src"), narrowing(std::nullopt));
   ASSERT_TRUE(child.ok());
   const MountTable& t = child.value();
@@ -269,10 +265,10 @@ TEST(MountTableRestrict, FromAboveMountsKeepsTheirRelativePlace) {
 }
 
 TEST(MountTableRestrict, ReadonlyRestrictionMakesEveryMountReadonly) {
-  MountTable table = make_table("/h/root", false,
-                                {spec("/h/src", "/src", false),
-                                 spec("/h/vendor", "/src/vendor", false),
-                                 spec("/h/gen", "/src/gen", true)});
+  MountTable table =
+      make_table("/h/root", false,
+                 {spec("/h/src", "/src", false), spec("/h/vendor", "/src/vendor", false),
+                  spec("/h/gen", "/src/gen", true)});
   auto child = table.restrict(vp("/src"), narrowing(true));
   ASSERT_TRUE(child.ok());
   ASSERT_EQ(child.value().mounts().size(), 3u);
@@ -300,20 +296,21 @@ TEST(MountTableRestrict, ReadWriteOntoReadonlyIsEscalation) {
 
   MountTable table = make_table("/h/root", false, {spec("/h/cfg", "/cfg", true)});
   EXPECT_EQ(code_of(table.restrict(vp("/cfg"), narrowing(false))), Errc::permission_escalation);
-  EXPECT_EQ(code_of(table.restrict(vp("/cfg/deep"), narrowing(false))), Errc::permission_escalation);
+  EXPECT_EQ(code_of(table.restrict(vp("/cfg/deep"), narrowing(false))),
+            Errc::permission_escalation);
   // Narrowing a read-only result to a read-only child of it: escalation only when asked.
   auto ro_child = table.restrict(vp("/"), narrowing(true));
   ASSERT_TRUE(ro_child.ok());
-  EXPECT_EQ(code_of(ro_child.value().restrict(vp("/a"), narrowing(false))), Errc::permission_escalation);
+  EXPECT_EQ(code_of(ro_child.value().restrict(vp("/a"), narrowing(false))),
+            Errc::permission_escalation);
   EXPECT_TRUE(ro_child.value().restrict(vp("/a"), narrowing(true)).ok());
 }
 
 TEST(MountTableRestrict, HiddenReadonlyAccumulatesAcrossLevels) {
-  MountTable table = make_table("/h/root", false,
-                                {spec("/h/cfg", "/cfg", true),
-                                 spec("/h/src", "/src", false),
-                                 spec("/h/lib", "/src/lib", true),
-                                 spec("/h/docs", "/src/docs", true)});
+  MountTable table =
+      make_table("/h/root", false,
+                 {spec("/h/cfg", "/cfg", true), spec("/h/src", "/src", false),
+                  spec("/h/lib", "/src/lib", true), spec("/h/docs", "/src/docs", true)});
   auto child = table.restrict(vp("/src"), narrowing(std::nullopt));
   ASSERT_TRUE(child.ok());
   EXPECT_TRUE(hides(child.value(), "/h/cfg"));
@@ -331,7 +328,8 @@ TEST(MountTableRestrict, HiddenReadonlyAccumulatesAcrossLevels) {
 // holds_mount_point / mount_entries_in
 
 TEST(MountTableQueries, HoldsMountPoint) {
-  MountTable table = make_table("/h/root", false, {spec("/h/ab", "/a/b", false), spec("/h/c", "/c", true)});
+  MountTable table =
+      make_table("/h/root", false, {spec("/h/ab", "/a/b", false), spec("/h/c", "/c", true)});
   EXPECT_TRUE(table.holds_mount_point(vp("/")));
   EXPECT_TRUE(table.holds_mount_point(vp("/a")));
   EXPECT_TRUE(table.holds_mount_point(vp("/a/b")));
@@ -349,10 +347,8 @@ TEST(MountTableQueries, HoldsMountPoint) {
 
 TEST(MountTableQueries, MountEntriesIn) {
   MountTable table = make_table("/h/root", false,
-                                {spec("/h/ab", "/a/b", false),
-                                 spec("/h/ac", "/a/c", false),
-                                 spec("/h/acd", "/a/c/d", false),
-                                 spec("/h/x", "/x", true)});
+                                {spec("/h/ab", "/a/b", false), spec("/h/ac", "/a/c", false),
+                                 spec("/h/acd", "/a/c/d", false), spec("/h/x", "/x", true)});
   EXPECT_EQ(entries(table, "/"), (std::set<std::string>{"a", "x"}));
   EXPECT_EQ(entries(table, "/a"), (std::set<std::string>{"b", "c"}));
   EXPECT_EQ(entries(table, "/a/c"), (std::set<std::string>{"d"}));

@@ -25,7 +25,6 @@ msb::MountSpec mount_spec(const std::string& source, const std::string& target, 
   return m;
 }
 
-
 using msb::Errc;
 using msb::MountSpec;
 using msb::ResolverKind;
@@ -875,7 +874,8 @@ TEST_P(SandboxTest, InvalidConfigurationIsRejected) {
   EXPECT_EQ(code_of(Sandbox::create(o)), Errc::invalid_config);
   o.mounts = {mount_spec("relative", "/x", false)};
   EXPECT_EQ(code_of(Sandbox::create(o)), Errc::invalid_config);
-  o.mounts = {mount_spec(outside_.string(), "/x", false), mount_spec(outside_.string(), "/x/", true)};
+  o.mounts = {mount_spec(outside_.string(), "/x", false),
+              mount_spec(outside_.string(), "/x/", true)};
   EXPECT_EQ(code_of(Sandbox::create(o)), Errc::invalid_config);
   o.mounts.clear();
   o.root.source = "relative/root";
