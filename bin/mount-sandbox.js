@@ -90,17 +90,20 @@ function refusal(error) {
 
 async function readVerdict(sandbox, p) {
   try {
-    const info = await sandbox.stat(p);
-    if (info.isDirectory) {
-      const names = await sandbox.list(p);
-      return `allowed (directory, ${names.length} entries)`;
-    }
     await sandbox.read(p, { offset: 0, length: 0 }); // every read rule, no data
+    const info = await sandbox.stat(p);
     return `allowed (file, ${info.size} bytes)`;
   } catch (error) {
+    if (!ms.isSandboxError(error)) throw error;
     if (error.code === 'NOT_FOUND') return 'nothing there (not found)';
-    if (ms.isSandboxError(error)) return refusal(error);
-    throw error;
+    if (error.code !== 'IS_DIRECTORY') return refusal(error);
+  }
+  try {
+    const names = await sandbox.list(p);
+    return `allowed (directory, ${names.length} entries)`;
+  } catch (error) {
+    if (!ms.isSandboxError(error)) throw error;
+    return refusal(error);
   }
 }
 

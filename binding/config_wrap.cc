@@ -3,38 +3,13 @@
 #include <string>
 
 #include "../src/program_config.h"
+#include "rules.h"
 
 namespace msb_binding {
 namespace {
 
 Napi::Value text(Napi::Env env, const std::string& value) {
   return Napi::String::New(env, value);
-}
-
-Napi::Array strings(Napi::Env env, const std::vector<std::string>& items) {
-  Napi::Array out = Napi::Array::New(env, items.size());
-  for (uint32_t i = 0; i < items.size(); ++i) out.Set(i, text(env, items[i]));
-  return out;
-}
-
-Napi::Object approval_object(Napi::Env env, const msb::ApprovalRule& rule) {
-  Napi::Object out = Napi::Object::New(env);
-  out.Set("write", text(env, std::string(msb::approval_name(rule.write))));
-  out.Set("delete", text(env, std::string(msb::approval_name(rule.remove))));
-  return out;
-}
-
-Napi::Object policy_object(Napi::Env env, const msb::FilePolicy& policy) {
-  Napi::Object out = Napi::Object::New(env);
-  out.Set("allowedSuffixes", policy.allowed_suffixes
-                                 ? Napi::Value(strings(env, *policy.allowed_suffixes))
-                                 : env.Null());
-  out.Set("deniedSuffixes", strings(env, policy.denied_suffixes));
-  out.Set("maxFileBytes",
-          policy.max_file_bytes
-              ? Napi::Value(Napi::Number::New(env, static_cast<double>(*policy.max_file_bytes)))
-              : env.Null());
-  return out;
 }
 
 const char* layout_name(msb::SandboxLayout layout) {

@@ -6,6 +6,7 @@
 
 #include "errors.h"
 #include "operation.h"
+#include "rules.h"
 
 namespace msb_binding {
 namespace {
@@ -26,34 +27,6 @@ msb::ResolverKind resolver_from(const std::string& name) {
   if (name == "openat2") return msb::ResolverKind::openat2;
   if (name == "walk") return msb::ResolverKind::walk;
   return msb::ResolverKind::automatic;
-}
-
-std::vector<std::string> strings_from(const Napi::Array& array) {
-  std::vector<std::string> out;
-  for (uint32_t i = 0; i < array.Length(); ++i) {
-    out.push_back(array.Get(i).As<Napi::String>().Utf8Value());
-  }
-  return out;
-}
-
-msb::Approval approval_from(const Napi::Value& value) {
-  return msb::approval_from_name(value.As<Napi::String>().Utf8Value()).value_or(msb::Approval::ask);
-}
-
-msb::ApprovalRule approval_rule_from(const Napi::Object& object) {
-  return msb::ApprovalRule{approval_from(object.Get("write")), approval_from(object.Get("delete"))};
-}
-
-msb::FilePolicy policy_from(const Napi::Object& object) {
-  msb::FilePolicy policy;
-  Napi::Value allowed = object.Get("allowedSuffixes");
-  if (allowed.IsArray()) policy.allowed_suffixes = strings_from(allowed.As<Napi::Array>());
-  policy.denied_suffixes = strings_from(object.Get("deniedSuffixes").As<Napi::Array>());
-  Napi::Value max = object.Get("maxFileBytes");
-  if (max.IsNumber()) {
-    policy.max_file_bytes = static_cast<std::uint64_t>(max.As<Napi::Number>().DoubleValue());
-  }
-  return policy;
 }
 
 // The facade has already validated and normalized the config; this only converts it.
@@ -127,32 +100,6 @@ Napi::Value to_glob(Napi::Env env, msb::GlobResult& result) {
 Napi::Value to_buffers(Napi::Env env, std::vector<msb::Bytes>& files) {
   Napi::Array out = Napi::Array::New(env, files.size());
   for (uint32_t i = 0; i < files.size(); ++i) out.Set(i, to_buffer(env, files[i]));
-  return out;
-}
-
-Napi::Object approval_object(Napi::Env env, const msb::ApprovalRule& rule) {
-  Napi::Object out = Napi::Object::New(env);
-  out.Set("write", text_value(env, std::string(msb::approval_name(rule.write))));
-  out.Set("delete", text_value(env, std::string(msb::approval_name(rule.remove))));
-  return out;
-}
-
-Napi::Array string_array(Napi::Env env, const std::vector<std::string>& items) {
-  Napi::Array out = Napi::Array::New(env, items.size());
-  for (uint32_t i = 0; i < items.size(); ++i) out.Set(i, text_value(env, items[i]));
-  return out;
-}
-
-Napi::Object policy_object(Napi::Env env, const msb::FilePolicy& policy) {
-  Napi::Object out = Napi::Object::New(env);
-  out.Set("allowedSuffixes", policy.allowed_suffixes
-                                 ? Napi::Value(string_array(env, *policy.allowed_suffixes))
-                                 : env.Null());
-  out.Set("deniedSuffixes", string_array(env, policy.denied_suffixes));
-  out.Set("maxFileBytes",
-          policy.max_file_bytes
-              ? Napi::Value(Napi::Number::New(env, static_cast<double>(*policy.max_file_bytes)))
-              : env.Null());
   return out;
 }
 

@@ -379,6 +379,9 @@ Result<Bytes> Sandbox::read_range(std::string_view text, std::uint64_t offset,
   if (!target) return target.error();
   const Target& t = target.value();
   if (auto st = require_mount(t); !st) return st.error();
+  // The name's rules first, as read() does: a refused suffix is refused whether or not the
+  // file exists.
+  if (auto st = check_read_rules(t, 0); !st) return st.error();
   auto file = regular_file(open(t, kReadFlags), table_, t.path);
   if (!file) return file.error();
   const std::uint64_t size = file.value().size;

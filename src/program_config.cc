@@ -676,7 +676,11 @@ Parsed<std::optional<std::string>> extract_frontmatter(std::string_view text) {
     if (end == std::string_view::npos) end = text.size();
     const std::string_view line = trim_line_end(text.substr(start, end - start));
     if (line == "---" || line == "...") {
-      return std::optional<std::string>{"\n" + std::string(text.substr(body, start - body))};
+      // A leading newline keeps YAML line numbers equal to the file's. Built with append:
+      // g++ 12 misreports `"\n" + std::string` as an overlapping copy (-Wrestrict).
+      std::string frontmatter(1, '\n');
+      frontmatter.append(text.substr(body, start - body));
+      return std::optional<std::string>{std::move(frontmatter)};
     }
   }
   return ConfigError{1, 1, "", "a closing --- line after the frontmatter"};

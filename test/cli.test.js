@@ -190,9 +190,14 @@ describe('explain', () => {
     expect(stdout).toContain(`resolves to: ${path.join(dir, 'code', 'a.ts')}`);
     expect(verdict(stdout, 'read')).toContain('allowed (file, 20 bytes)');
     expect(verdict(stdout, 'write')).toContain('refused (READ_ONLY)');
-    // The root's notes are not in the worker's view.
+    // A file of the root, of a suffix /src allows, is not in the worker's view.
+    write(path.join(dir, 'work', 'root-only.ts'), 'root');
+    expect(verdict(run(['explain', '/root-only.ts', '--config', dir]).stdout, 'read')).toContain('allowed');
+    const outside = run(['explain', '/root-only.ts', '--config', dir, '--worker', worker]);
+    expect(verdict(outside.stdout, 'read')).toContain('not found');
+    // The name's rules come first: a refused suffix is refused whether or not the file exists.
     const notes = run(['explain', '/notes.md', '--config', dir, '--worker', worker]);
-    expect(verdict(notes.stdout, 'read')).toContain('not found');
+    expect(verdict(notes.stdout, 'read')).toContain('refused (SUFFIX_NOT_ALLOWED)');
   });
 
   test('a pure-function worker gets no file access', () => {

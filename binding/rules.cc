@@ -1,0 +1,66 @@
+#include "rules.h"
+
+namespace msb_binding {
+namespace {
+
+msb::Approval approval_from(const Napi::Value& value) {
+  return msb::approval_from_name(value.As<Napi::String>().Utf8Value()).value_or(msb::Approval::ask);
+}
+
+Napi::Value text(Napi::Env env, std::string_view value) {
+  return Napi::String::New(env, value.data(), value.size());
+}
+
+}  // namespace
+
+std::vector<std::string> strings_from(const Napi::Array& array) {
+  std::vector<std::string> out;
+  for (uint32_t i = 0; i < array.Length(); ++i) {
+    out.push_back(array.Get(i).As<Napi::String>().Utf8Value());
+  }
+  return out;
+}
+
+Napi::Array string_array(Napi::Env env, const std::vector<std::string>& items) {
+  Napi::Array out = Napi::Array::New(env, items.size());
+  for (uint32_t i = 0; i < items.size(); ++i) out.Set(i, text(env, items[i]));
+  return out;
+}
+
+msb::ApprovalRule approval_rule_from(const Napi::Object& object) {
+  return msb::ApprovalRule{approval_from(object.Get("write")), approval_from(object.Get("delete"))};
+}
+
+Napi::Object approval_object(Napi::Env env, const msb::ApprovalRule& rule) {
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("write", text(env, msb::approval_name(rule.write)));
+  out.Set("delete", text(env, msb::approval_name(rule.remove)));
+  return out;
+}
+
+msb::FilePolicy policy_from(const Napi::Object& object) {
+  msb::FilePolicy policy;
+  Napi::Value allowed = object.Get("allowedSuffixes");
+  if (allowed.IsArray()) policy.allowed_suffixes = strings_from(allowed.As<Napi::Array>());
+  policy.denied_suffixes = strings_from(object.Get("deniedSuffixes").As<Napi::Array>());
+  Napi::Value max = object.Get("maxFileBytes");
+  if (max.IsNumber()) {
+    policy.max_file_bytes = static_cast<std::uint64_t>(max.As<Napi::Number>().DoubleValue());
+  }
+  return policy;
+}
+
+Napi::Object policy_object(Napi::Env env, const msb::FilePolicy& policy) {
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("allowedSuffixes", policy.allowed_suffixes
+                                 ? Napi::Value(string_array(env, *policy.allowed_suffixes))
+                                 : env.Null());
+  out.Set("deniedSuffixes", string_array(env, policy.denied_suffixes));
+  out.Set("maxFileBytes",
+          policy.max_file_bytes
+              ? Napi::Value(Napi::Number::New(env, static_cast<double>(*policy.max_file_bytes)))
+              : env.Null());
+  return out;
+}
+
+}  // namespace msb_binding

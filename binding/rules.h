@@ -1,0 +1,25 @@
+// Conversions of the per-mount rules (approvals, file policy) between JS objects and the core's
+// types, shared by the sandbox and the config-file bindings.
+#pragma once
+
+#include <napi.h>
+
+#include <string>
+#include <vector>
+
+#include "../src/policy.h"
+
+namespace msb_binding {
+
+std::vector<std::string> strings_from(const Napi::Array& array);
+Napi::Array string_array(Napi::Env env, const std::vector<std::string>& items);
+
+// { write, delete } with the facade's already validated names.
+msb::ApprovalRule approval_rule_from(const Napi::Object& object);
+Napi::Object approval_object(Napi::Env env, const msb::ApprovalRule& rule);
+
+// { allowedSuffixes: string[] | null, deniedSuffixes: string[], maxFileBytes: number | null }
+msb::FilePolicy policy_from(const Napi::Object& object);
+Napi::Object policy_object(Napi::Env env, const msb::FilePolicy& policy);
+
+}  // namespace msb_binding
