@@ -129,8 +129,8 @@ class FileTooLargeError extends SandboxError {
   }
 
   toLLMMessage() {
-    return `Cannot use ${this.path}: it is ${this.size} bytes and the limit is ${this.limit} bytes. ` +
-      'Read a part of it with an offset and length, or work with a smaller file.';
+    const base = `Cannot use ${this.path}: it is ${this.size} bytes and the limit is ${this.limit} bytes.`;
+    return this.rangeReadable ? `${base} Read a part of it with an offset and length.` : base;
   }
 }
 
@@ -280,9 +280,11 @@ function invalidPathReason(path) {
   return 'malformed';
 }
 
-function writablePathsOf({ root, readonly, mounts }) {
-  const out = readonly || root === null ? [] : ['/'];
-  for (const m of mounts) if (!m.readonly) out.push(m.target);
+// Where writes can succeed: not read-only and not blocked by approval.
+function writablePathsOf({ root, readonly, approval, mounts }) {
+  const open = (rules) => !rules.readonly && !(rules.approval && rules.approval.write === 'blocked');
+  const out = root === null || !open({ readonly, approval }) ? [] : ['/'];
+  for (const m of mounts) if (open(m)) out.push(m.target);
   return out.sort();
 }
 
@@ -366,8 +368,13 @@ function errorFor(code, path, details, context) {
       return new IsDirectoryError(path);
     case 'NOT_DIRECTORY':
       return new NotDirectoryError(path);
-    case 'TOO_LARGE':
-      return new FileTooLargeError(path, details.size, details.limit);
+    case 'TOO_LARGE': {
+      const error = new FileTooLargeError(path, details.size, details.limit);
+      // Over the sandbox's read limit a range still works; over a mount's maxFileBytes it does not.
+      const policy = context ? rulesFor(context.config(), path).policy : null;
+      if (policy && policy.maxFileBytes !== details.limit) error.rangeReadable = true;
+      return error;
+    }
     case 'MOUNT_POINT':
       return new MountPointError(path);
     case 'ACCESS_DENIED':

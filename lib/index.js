@@ -295,6 +295,9 @@ class MountSandbox {
       }
       return { name: z.name, readonly: z.mode === 'ro' };
     });
+    const names = requests.map((r) => r.name);
+    const twice = names.find((n, i) => names.indexOf(n) !== i);
+    if (twice !== undefined) throw new TypeError(`zone "${twice}" is requested twice`);
     return new MountSandbox(this[NATIVE].selectZones(requests));
   }
 

@@ -439,6 +439,10 @@ Status Sandbox::move(std::string_view from_text, std::string_view to_text, bool 
   auto entry = movable_entry(from_dir.value().get(), from_name);
   if (!entry) return at_index(entry.error(), 0);
   const struct stat& st = entry.value();
+  // What may not be read here may not be carried off to where it could be.
+  if (auto ok = check_read_rules(f, static_cast<std::uint64_t>(st.st_size)); !ok) {
+    return at_index(ok.error(), 0);
+  }
   if (auto ok = check_write_rules(t, static_cast<std::uint64_t>(st.st_size)); !ok) {
     return at_index(ok.error(), 1);
   }

@@ -118,9 +118,10 @@ Result<MountTable> MountTable::select_zones(const std::vector<ZoneSelection>& zo
   MountTable child;
   child.hidden_ = hidden_;
   for (std::size_t i = 0; i < zones.size(); ++i) {
+    const std::vector<std::string> zone_target{zones[i].name};
     const Mount* found = nullptr;
     for (const Mount& m : mounts_) {
-      if (m.target.parts.size() == 1 && m.target.parts[0] == zones[i].name) found = &m;
+      if (m.target.parts == zone_target) found = &m;
     }
     Error refusal{Errc::zone_not_found};
     refusal.index = i;
@@ -129,9 +130,14 @@ Result<MountTable> MountTable::select_zones(const std::vector<ZoneSelection>& zo
       refusal.code = Errc::permission_escalation;
       return refusal;
     }
-    Mount kept = *found;
-    kept.readonly = found->readonly || zones[i].readonly;
-    child.mounts_.push_back(std::move(kept));
+    // The zone comes with every mount inside it, so what they cover stays covered and their
+    // own rules stay theirs.
+    for (const Mount& m : mounts_) {
+      if (!has_prefix(m.target.parts, zone_target)) continue;
+      Mount kept = m;
+      kept.readonly = m.readonly || zones[i].readonly;
+      child.mounts_.push_back(std::move(kept));
+    }
   }
   // Everything not selected keeps its rules wherever its source reappears inside a kept one.
   for (const Mount& m : mounts_) {

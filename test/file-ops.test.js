@@ -135,6 +135,18 @@ describe.each(RESOLVERS)('file operations with the %s resolver', (resolver) => {
   const host = (...parts) => path.join(base, ...parts);
   const hostText = (...parts) => fs.readFileSync(host(...parts), 'utf8');
 
+  test('attack: move cannot carry a file past its mount\'s maxFileBytes', async () => {
+    const r = path.join(base, 'mv-root');
+    const m = path.join(base, 'mv-limited');
+    write(path.join(m, 'big.md'), 'B'.repeat(100));
+    fs.mkdirSync(r, { recursive: true });
+    const s = createMountSandbox({ root: r, resolver, mounts: [{ source: m, target: '/m', maxFileBytes: 20 }] });
+    await expect(s.read('/m/big.md')).rejects.toMatchObject({ code: 'TOO_LARGE' });
+    await expect(s.move('/m/big.md', '/big.md')).rejects.toMatchObject({ code: 'TOO_LARGE', path: '/m/big.md' });
+    expect(fs.existsSync(path.join(r, 'big.md'))).toBe(false);
+    expect(fs.readFileSync(path.join(m, 'big.md'), 'utf8')).toBe('B'.repeat(100));
+  });
+
   describe('edit', () => {
     beforeEach(() => {
       write(path.join(root, 'code.js'), 'const a = 1;\nconst b = 2;\nconsole.log(a + b);\n');

@@ -185,6 +185,31 @@ describe.each(RESOLVERS)('sandboxForWorker (%s resolver)', (resolver) => {
     write(path.join(root, 'secret.txt'), 'SECRET');
   });
 
+  test('attack: a zone keeps the mounts nested in it, with their cover and their rules', async () => {
+    const data = path.join(base, 'data');
+    write(path.join(data, 'keys', 'k.pem'), 'PRIVATE KEY');
+    write(path.join(data, 'ref', 'shadowed.txt'), 'covered by the /data/ref mount');
+    write(path.join(base, 'refdocs', 'doc.txt'), 'reference');
+    const parent = createMountSandbox({
+      root: null,
+      resolver,
+      mounts: [
+        { source: data, target: '/data' },
+        { source: path.join(data, 'keys'), target: '/data/keys', deniedSuffixes: ['.pem'], approval: { write: 'blocked' } },
+        { source: path.join(base, 'refdocs'), target: '/data/ref', readonly: true },
+      ],
+    });
+    const child = sandboxForWorker(parent, await workerFile('helper', ['name: helper', 'sandbox:', '  zones:', '    - name: data']));
+    await expect(child.read('/data/keys/k.pem')).rejects.toMatchObject({ code: 'SUFFIX_NOT_ALLOWED' });
+    await expect(child.write('/data/keys/new.txt', 'x')).rejects.toMatchObject({ code: 'WRITE_BLOCKED' });
+    await expect(child.read('/data/ref/shadowed.txt')).rejects.toBeInstanceOf(NotFoundError);
+    expect(await child.read('/data/ref/doc.txt')).toBe('reference');
+    await expect(child.write('/data/ref/x.txt', 'x')).rejects.toBeInstanceOf(ReadOnlyError);
+    expect((await child.glob('/**/*.txt')).paths).toEqual(['/data/ref/doc.txt']);
+    expect(fs.existsSync(path.join(data, 'ref', 'x.txt'))).toBe(false);
+    expect(fs.existsSync(path.join(base, 'refdocs', 'x.txt'))).toBe(false);
+  });
+
   describe('golem-forge declarations', () => {
     test('inherit: the parent\'s view, one level deeper', async () => {
       const parent = createMountSandbox({ root, resolver, mounts: [{ source: path.join(base, 'ro'), target: '/ro', readonly: true }] });
