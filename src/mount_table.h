@@ -71,7 +71,8 @@ class MountTable {
   // and policy. Asking for read-write where the result would be read-only fails with
   // permission_escalation; a subtree under no mount with outside_sandbox.
   Result<MountTable> restrict(const VirtualPath& sub, const Narrowing& narrowing) const;
-  // Keeps only the named top-level mounts, as a table without a root. A name with no mount
+  // Keeps only the named top-level mounts (each with the mounts nested in it), as a table
+  // without a root. A name with no mount
   // fails with zone_not_found, read-write on a read-only mount with permission_escalation
   // (Error::index = the selection's position).
   Result<MountTable> select_zones(const std::vector<ZoneSelection>& zones) const;
