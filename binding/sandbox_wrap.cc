@@ -359,24 +359,24 @@ Napi::Value SandboxWrap::Edit(const Napi::CallbackInfo& info) {
       to_undefined);
 }
 
-Napi::Value SandboxWrap::Move(const Napi::CallbackInfo& info) {
+// move(from, to, overwrite) and copy(from, to, overwrite): an error names the end it is about.
+Napi::Value SandboxWrap::Transfer(const Napi::CallbackInfo& info, TransferFn transfer) {
   std::string from = string_arg(info, 0);
   std::string to = string_arg(info, 1);
   const bool overwrite = info[2].ToBoolean();
   auto core = core_;
   return Operation<msb::Unit>::Start(
       Value(), make_error_, std::vector<std::string>{from, to},
-      [core, from, to, overwrite] { return core->move(from, to, overwrite); }, to_undefined);
+      [core, from, to, overwrite, transfer] { return ((*core).*transfer)(from, to, overwrite); },
+      to_undefined);
+}
+
+Napi::Value SandboxWrap::Move(const Napi::CallbackInfo& info) {
+  return Transfer(info, &msb::Sandbox::move);
 }
 
 Napi::Value SandboxWrap::Copy(const Napi::CallbackInfo& info) {
-  std::string from = string_arg(info, 0);
-  std::string to = string_arg(info, 1);
-  const bool overwrite = info[2].ToBoolean();
-  auto core = core_;
-  return Operation<msb::Unit>::Start(
-      Value(), make_error_, std::vector<std::string>{from, to},
-      [core, from, to, overwrite] { return core->copy(from, to, overwrite); }, to_undefined);
+  return Transfer(info, &msb::Sandbox::copy);
 }
 
 Napi::Value SandboxWrap::Mkdir(const Napi::CallbackInfo& info) {

@@ -39,6 +39,8 @@ class SandboxWrap : public Napi::ObjectWrap<SandboxWrap> {
   Napi::Value Move(const Napi::CallbackInfo& info);
   Napi::Value Copy(const Napi::CallbackInfo& info);
   Napi::Value Mkdir(const Napi::CallbackInfo& info);
+  using TransferFn = msb::Status (msb::Sandbox::*)(std::string_view, std::string_view, bool) const;
+  Napi::Value Transfer(const Napi::CallbackInfo& info, TransferFn transfer);
   Napi::Value Glob(const Napi::CallbackInfo& info);
   Napi::Value ReadAttachments(const Napi::CallbackInfo& info);
   Napi::Value Config(const Napi::CallbackInfo& info);

@@ -428,9 +428,6 @@ Status Sandbox::move(std::string_view from_text, std::string_view to_text, bool 
   const Target& t = to.value();
   if (auto st = check_delete_rules(f); !st) return at_index(st.error(), 0);
   const std::string& from_name = f.path.parts.back();
-  if (!suffix_allowed(f.at.mount->policy, from_name)) {
-    return at_index(Error{Errc::suffix_not_allowed}, 0);
-  }
   // The destination's rules need the size, so the source is looked at first; nothing is
   // created for the destination until its rules have passed.
   if (auto st = writable(t); !st) return at_index(st.error(), 1);

@@ -20,44 +20,11 @@ const {
   OutsideSandboxError,
   OperationBlockedError,
 } = require('../lib');
-const { RESOLVERS, makeTempDir, removeDir, write } = require('./helpers');
+const {
+  RESOLVERS, makeTempDir, removeDir, snapshotTree, settleWithin, releaseFifo, write,
+} = require('./helpers');
 
 const SECRET = 'TOP-SECRET-CONTENT';
-
-function treeState(dir) {
-  const out = [];
-  const walk = (rel) => {
-    for (const name of fs.readdirSync(path.join(dir, rel)).sort()) {
-      const child = path.join(rel, name);
-      const full = path.join(dir, child);
-      const st = fs.lstatSync(full);
-      let detail = '';
-      if (st.isSymbolicLink()) detail = `-> ${fs.readlinkSync(full)}`;
-      else if (st.isFile()) detail = fs.readFileSync(full).toString('hex');
-      else if (st.isFIFO()) detail = 'fifo';
-      out.push(`${child} ${st.mode.toString(8)} ${detail}`);
-      if (st.isDirectory()) walk(child);
-    }
-  };
-  walk('');
-  return out;
-}
-
-function settleWithin(promise, ms, what) {
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-function releaseFifo(file) {
-  try {
-    fs.closeSync(fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK));
-  } catch {
-    // no reader waiting
-  }
-}
 
 // Every regular file under `dir` whose contents include `needle`.
 function filesContaining(dir, needle) {
@@ -118,7 +85,7 @@ describe.each(RESOLVERS)('file operations with the %s resolver', (resolver) => {
   }
 
   async function refuses(fn, ErrorClass) {
-    const before = treeState(base);
+    const before = snapshotTree(base);
     let err;
     try {
       await fn();
@@ -128,7 +95,7 @@ describe.each(RESOLVERS)('file operations with the %s resolver', (resolver) => {
     expect(err).toBeInstanceOf(ErrorClass);
     expect(err).toBeInstanceOf(SandboxError);
     expectNoHostPath(err);
-    expect(treeState(base)).toEqual(before);
+    expect(snapshotTree(base)).toEqual(before);
     return err;
   }
 

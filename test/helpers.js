@@ -16,19 +16,44 @@ function removeDir(dir) {
   fs.rmSync(dir, { recursive: true, force: true });
 }
 
-// Every file and directory under `dir`, relative, for "nothing changed outside" assertions.
-function snapshotTree(dir) {
+// Every entry under `dir` with its mode and contents (link text for symlinks, "fifo" for FIFOs),
+// so a refusal that changed a single byte anywhere is caught. `contents: false` records sizes
+// instead, for trees holding huge sparse files.
+function snapshotTree(dir, { contents = true } = {}) {
   const out = [];
   const walk = (rel) => {
-    for (const entry of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
-      const child = path.join(rel, entry.name);
-      const st = fs.lstatSync(path.join(dir, child));
-      out.push(`${child}:${st.mode}:${st.size}:${entry.isSymbolicLink() ? fs.readlinkSync(path.join(dir, child)) : ''}`);
-      if (entry.isDirectory()) walk(child);
+    for (const name of fs.readdirSync(path.join(dir, rel)).sort()) {
+      const child = path.join(rel, name);
+      const full = path.join(dir, child);
+      const st = fs.lstatSync(full);
+      let detail = '';
+      if (st.isSymbolicLink()) detail = `-> ${fs.readlinkSync(full)}`;
+      else if (st.isFile()) detail = contents ? fs.readFileSync(full).toString('hex') : `${st.size}`;
+      else if (st.isFIFO()) detail = 'fifo';
+      out.push(`${child} ${st.mode.toString(8)} ${detail}`);
+      if (st.isDirectory()) walk(child);
     }
   };
   walk('');
-  return out.sort();
+  return out;
+}
+
+// Fails (instead of hanging the suite) when an operation does not settle in time.
+function settleWithin(promise, ms, what) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+// A reader stuck opening a FIFO is released when a writer opens it.
+function releaseFifo(file) {
+  try {
+    fs.closeSync(fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK));
+  } catch {
+    // no reader waiting
+  }
 }
 
 function write(file, content = '') {
@@ -36,4 +61,4 @@ function write(file, content = '') {
   fs.writeFileSync(file, content);
 }
 
-module.exports = { RESOLVERS, makeTempDir, removeDir, snapshotTree, write };
+module.exports = { RESOLVERS, makeTempDir, removeDir, snapshotTree, settleWithin, releaseFifo, write };

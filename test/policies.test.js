@@ -22,48 +22,11 @@ const {
   MountPointError,
   InvalidPathError,
 } = require('../lib');
-const { RESOLVERS, makeTempDir, removeDir, write } = require('./helpers');
+const {
+  RESOLVERS, makeTempDir, removeDir, snapshotTree, settleWithin, releaseFifo, write,
+} = require('./helpers');
 
 const SECRET = 'TOP-SECRET-CONTENT';
-
-// Every entry under `dir` with its type, mode and contents (link text for symlinks), so a
-// refusal that changed a single byte anywhere is caught.
-function treeState(dir) {
-  const out = [];
-  const walk = (rel) => {
-    for (const name of fs.readdirSync(path.join(dir, rel)).sort()) {
-      const child = path.join(rel, name);
-      const full = path.join(dir, child);
-      const st = fs.lstatSync(full);
-      let detail = '';
-      if (st.isSymbolicLink()) detail = `-> ${fs.readlinkSync(full)}`;
-      else if (st.isFile()) detail = fs.readFileSync(full).toString('hex');
-      else if (st.isFIFO()) detail = 'fifo';
-      out.push(`${child} ${st.mode.toString(8)} ${detail}`);
-      if (st.isDirectory()) walk(child);
-    }
-  };
-  walk('');
-  return out;
-}
-
-// Fails (instead of hanging the suite) when an operation does not settle in time.
-function settleWithin(promise, ms, what) {
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-// A reader stuck opening a FIFO is released when a writer opens it.
-function releaseFifo(file) {
-  try {
-    fs.closeSync(fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK));
-  } catch {
-    // no reader waiting
-  }
-}
 
 describe.each(RESOLVERS)('policies with the %s resolver', (resolver) => {
   let base;
@@ -89,7 +52,7 @@ describe.each(RESOLVERS)('policies with the %s resolver', (resolver) => {
   // Runs `fn`, expects it to fail with ErrorClass, and checks that nothing under the temp dir
   // changed and that the error names no host path.
   async function refuses(fn, ErrorClass) {
-    const before = treeState(base);
+    const before = snapshotTree(base);
     let err;
     try {
       await fn();
@@ -99,7 +62,7 @@ describe.each(RESOLVERS)('policies with the %s resolver', (resolver) => {
     expect(err).toBeInstanceOf(ErrorClass);
     expect(err).toBeInstanceOf(SandboxError);
     expectNoHostPath(err);
-    expect(treeState(base)).toEqual(before);
+    expect(snapshotTree(base)).toEqual(before);
     return err;
   }
 
@@ -661,9 +624,9 @@ describe.each(RESOLVERS)('policies with the %s resolver', (resolver) => {
         rootless.read('/m/../../etc/passwd'),
         rootless.list('/nowhere'),
       ];
-      const before = treeState(base);
+      const before = snapshotTree(base);
       const outcomes = await Promise.allSettled(attempts);
-      expect(treeState(base)).toEqual(before);
+      expect(snapshotTree(base)).toEqual(before);
       for (const outcome of outcomes) {
         expect(outcome.status).toBe('rejected');
         expect(outcome.reason).toBeInstanceOf(SandboxError);

@@ -132,18 +132,9 @@ class FileOpsTest : public ::testing::TestWithParam<ResolverKind> {
   fs::path ro_;
 };
 
-std::string resolver_name(const ::testing::TestParamInfo<ResolverKind>& info) {
-  switch (info.param) {
-    case ResolverKind::openat2: return "openat2";
-    case ResolverKind::walk: return "walk";
-    case ResolverKind::automatic: return "automatic";
-  }
-  return "unknown";
-}
-
 INSTANTIATE_TEST_SUITE_P(Resolvers, FileOpsTest,
                          ::testing::Values(ResolverKind::openat2, ResolverKind::walk),
-                         resolver_name);
+                         msb_test::resolver_name);
 
 // ---------------------------------------------------------------------------------------------
 // read_range
@@ -442,7 +433,7 @@ class FileOpsAcrossDevices : public FileOpsTest {
 
 INSTANTIATE_TEST_SUITE_P(Resolvers, FileOpsAcrossDevices,
                          ::testing::Values(ResolverKind::openat2, ResolverKind::walk),
-                         resolver_name);
+                         msb_test::resolver_name);
 
 TEST_P(FileOpsAcrossDevices, MoveCopiesThenRemoves) {
   write_host(root_ / "a.sh", "#!/bin/sh\n");
@@ -691,7 +682,7 @@ class GlobOpsTest : public FileOpsTest {
 
 INSTANTIATE_TEST_SUITE_P(Resolvers, GlobOpsTest,
                          ::testing::Values(ResolverKind::openat2, ResolverKind::walk),
-                         resolver_name);
+                         msb_test::resolver_name);
 
 TEST_P(GlobOpsTest, Patterns) {
   auto sb = make();

@@ -18,14 +18,6 @@ msb::Result<msb::MountTable> create_table(const std::string& root, bool readonly
   return msb::MountTable::create(msb::RootSpec{root, readonly, {}, {}}, specs);
 }
 
-msb::MountSpec spec(const std::string& source, const std::string& target, bool readonly) {
-  msb::MountSpec m;
-  m.source = source;
-  m.target = target;
-  m.readonly = readonly;
-  return m;
-}
-
 msb::Narrowing narrowing(std::optional<bool> readonly) {
   msb::Narrowing n;
   n.readonly = readonly;
@@ -102,9 +94,10 @@ TEST(MountTableCreate, RootOnly) {
 }
 
 TEST(MountTableCreate, MountsSortedLongestFirstRootLast) {
-  MountTable table = make_table("/h/root", false,
-                                {spec("/h/a", "/a", false), spec("/h/abc", "/a/b/c", false),
-                                 spec("/h/ab", "/a/b", true), spec("/h/z", "/z", false)});
+  MountTable table = make_table(
+      "/h/root", false,
+      {msb_test::mount_spec("/h/a", "/a", false), msb_test::mount_spec("/h/abc", "/a/b/c", false),
+       msb_test::mount_spec("/h/ab", "/a/b", true), msb_test::mount_spec("/h/z", "/z", false)});
   const auto& mounts = table.mounts();
   ASSERT_EQ(mounts.size(), 5u);
   EXPECT_TRUE(mounts.back().target.is_root());
@@ -122,7 +115,8 @@ TEST(MountTableCreate, MountsSortedLongestFirstRootLast) {
 TEST(MountTableCreate, LocatePicksLongestTarget) {
   MountTable table = make_table(
       "/h/root", false,
-      {spec("/h/a", "/a", false), spec("/h/abc", "/a/b/c", false), spec("/h/ab", "/a/b", false)});
+      {msb_test::mount_spec("/h/a", "/a", false), msb_test::mount_spec("/h/abc", "/a/b/c", false),
+       msb_test::mount_spec("/h/ab", "/a/b", false)});
   struct Case {
     const char* path;
     const char* source;
@@ -140,21 +134,24 @@ TEST(MountTableCreate, LocatePicksLongestTarget) {
 }
 
 TEST(MountTableCreate, DuplicateTargetsRejected) {
-  auto dup =
-      create_table("/h/root", false, {spec("/h/1", "/data", false), spec("/h/2", "/data", true)});
+  auto dup = create_table(
+      "/h/root", false,
+      {msb_test::mount_spec("/h/1", "/data", false), msb_test::mount_spec("/h/2", "/data", true)});
   ASSERT_EQ(code_of(dup), Errc::invalid_config);
   EXPECT_EQ(dup.error().limit, 1u);
 
   // Same target spelled with the tolerated trailing slash.
   auto slash = create_table(
       "/h/root", false,
-      {spec("/h/0", "/x", false), spec("/h/1", "/data", false), spec("/h/2", "/data/", false)});
+      {msb_test::mount_spec("/h/0", "/x", false), msb_test::mount_spec("/h/1", "/data", false),
+       msb_test::mount_spec("/h/2", "/data/", false)});
   ASSERT_EQ(code_of(slash), Errc::invalid_config);
   EXPECT_EQ(slash.error().limit, 2u);
 
   // A prefix is not a duplicate.
   EXPECT_TRUE(create_table("/h/root", false,
-                           {spec("/h/1", "/data", false), spec("/h/2", "/data/sub", false)})
+                           {msb_test::mount_spec("/h/1", "/data", false),
+                            msb_test::mount_spec("/h/2", "/data/sub", false)})
                   .ok());
 }
 
@@ -165,18 +162,20 @@ TEST(MountTableCreate, BadConfigurationReportsIndex) {
   EXPECT_EQ(code_of(create_table("", false, {})), Errc::invalid_config);
   EXPECT_EQ(code_of(create_table(std::string("/a\0b", 4), false, {})), Errc::invalid_config);
 
-  auto relative_source =
-      create_table("/h/root", false, {spec("/h/ok", "/ok", false), spec("h/src", "/x", false)});
+  auto relative_source = create_table(
+      "/h/root", false,
+      {msb_test::mount_spec("/h/ok", "/ok", false), msb_test::mount_spec("h/src", "/x", false)});
   ASSERT_EQ(code_of(relative_source), Errc::invalid_config);
   EXPECT_EQ(relative_source.error().limit, 1u);
 
-  auto empty_source = create_table("/h/root", false, {spec("", "/x", false)});
+  auto empty_source = create_table("/h/root", false, {msb_test::mount_spec("", "/x", false)});
   ASSERT_EQ(code_of(empty_source), Errc::invalid_config);
   EXPECT_EQ(empty_source.error().limit, 0u);
 
   for (const char* target : {"/", "//data", "/a/../b", "data", "/a/./b", ""}) {
     auto bad = create_table("/h/root", false,
-                            {spec("/h/ok", "/ok", false), spec("/h/src", target, false)});
+                            {msb_test::mount_spec("/h/ok", "/ok", false),
+                             msb_test::mount_spec("/h/src", target, false)});
     ASSERT_EQ(code_of(bad), Errc::invalid_config) << target;
     EXPECT_EQ(bad.error().limit, 1u) << target;
   }
@@ -186,8 +185,9 @@ TEST(MountTableCreate, BadConfigurationReportsIndex) {
 // restrict
 
 TEST(MountTableRestrict, OntoExactTargetMakesThatMountTheRoot) {
-  MountTable table =
-      make_table("/h/root", false, {spec("/h/cfg", "/cfg", true), spec("/h/data", "/data", false)});
+  MountTable table = make_table("/h/root", false,
+                                {msb_test::mount_spec("/h/cfg", "/cfg", true),
+                                 msb_test::mount_spec("/h/data", "/data", false)});
   auto child = table.restrict(vp("/cfg"), narrowing(std::nullopt));
   ASSERT_TRUE(child.ok()) << msb::errc_name(code_of(child));
   const MountTable& t = child.value();
@@ -204,7 +204,7 @@ TEST(MountTableRestrict, OntoExactTargetMakesThatMountTheRoot) {
 }
 
 TEST(MountTableRestrict, BelowAMountNarrowsItsSource) {
-  MountTable table = make_table("/h/root", false, {spec("/h/src", "/src", false)});
+  MountTable table = make_table("/h/root", false, {msb_test::mount_spec("/h/src", "/src", false)});
   auto child = table.restrict(vp("/src/lib/x"), narrowing(std::nullopt));
   ASSERT_TRUE(child.ok());
   EXPECT_EQ(child.value().root().anchor->host_path(), "/h/src/lib/x");
@@ -221,11 +221,13 @@ TEST(MountTableRestrict, BelowAMountNarrowsItsSource) {
 }
 
 TEST(MountTableRestrict, MovesNestedMountsAndDropsOthers) {
-  MountTable table =
-      make_table("/h/root", false,
-                 {spec("/h/src", "/src", false), spec("/h/vendor", "/src/vendor", true),
-                  spec("/h/gen", "/src/build/gen", false), spec("/h/other", "/other", true),
-                  spec("/h/data", "/data", false), spec("/h/srcx", "/srcx", true)});
+  MountTable table = make_table("/h/root", false,
+                                {msb_test::mount_spec("/h/src", "/src", false),
+                                 msb_test::mount_spec("/h/vendor", "/src/vendor", true),
+                                 msb_test::mount_spec("/h/gen", "/src/build/gen", false),
+                                 msb_test::mount_spec("/h/other", "/other", true),
+                                 msb_test::mount_spec("/h/data", "/data", false),
+                                 msb_test::mount_spec("/h/srcx", "/srcx", true)});
   auto child = table.restrict(vp("/src"), narrowing(std::nullopt));
   ASSERT_TRUE(child.ok());
   const MountTable& t = child.value();
@@ -255,8 +257,9 @@ TEST(MountTableRestrict, MovesNestedMountsAndDropsOthers) {
 }
 
 TEST(MountTableRestrict, FromAboveMountsKeepsTheirRelativePlace) {
-  MountTable table =
-      make_table("/h/root", false, {spec("/h/ab", "/a/b", false), spec("/h/ac", "/a/c/d", true)});
+  MountTable table = make_table("/h/root", false,
+                                {msb_test::mount_spec("/h/ab", "/a/b", false),
+                                 msb_test::mount_spec("/h/ac", "/a/c/d", true)});
   auto child = table.restrict(vp("/a"), narrowing(std::nullopt));
   ASSERT_TRUE(child.ok());
   EXPECT_EQ(target_set(child.value()), (std::set<std::string>{"/b", "/c/d", "/"}));
@@ -265,10 +268,10 @@ TEST(MountTableRestrict, FromAboveMountsKeepsTheirRelativePlace) {
 }
 
 TEST(MountTableRestrict, ReadonlyRestrictionMakesEveryMountReadonly) {
-  MountTable table =
-      make_table("/h/root", false,
-                 {spec("/h/src", "/src", false), spec("/h/vendor", "/src/vendor", false),
-                  spec("/h/gen", "/src/gen", true)});
+  MountTable table = make_table("/h/root", false,
+                                {msb_test::mount_spec("/h/src", "/src", false),
+                                 msb_test::mount_spec("/h/vendor", "/src/vendor", false),
+                                 msb_test::mount_spec("/h/gen", "/src/gen", true)});
   auto child = table.restrict(vp("/src"), narrowing(true));
   ASSERT_TRUE(child.ok());
   ASSERT_EQ(child.value().mounts().size(), 3u);
@@ -283,7 +286,7 @@ TEST(MountTableRestrict, ReadonlyRestrictionMakesEveryMountReadonly) {
 }
 
 TEST(MountTableRestrict, ReadWriteOntoReadonlyIsEscalation) {
-  MountTable ro_root = make_table("/h/root", true, {spec("/h/w", "/w", false)});
+  MountTable ro_root = make_table("/h/root", true, {msb_test::mount_spec("/h/w", "/w", false)});
   EXPECT_EQ(code_of(ro_root.restrict(vp("/x"), narrowing(false))), Errc::permission_escalation);
   EXPECT_EQ(code_of(ro_root.restrict(vp("/"), narrowing(false))), Errc::permission_escalation);
   auto inherit = ro_root.restrict(vp("/x"), narrowing(std::nullopt));
@@ -294,7 +297,7 @@ TEST(MountTableRestrict, ReadWriteOntoReadonlyIsEscalation) {
   ASSERT_TRUE(w.ok());
   EXPECT_FALSE(w.value().root().readonly);
 
-  MountTable table = make_table("/h/root", false, {spec("/h/cfg", "/cfg", true)});
+  MountTable table = make_table("/h/root", false, {msb_test::mount_spec("/h/cfg", "/cfg", true)});
   EXPECT_EQ(code_of(table.restrict(vp("/cfg"), narrowing(false))), Errc::permission_escalation);
   EXPECT_EQ(code_of(table.restrict(vp("/cfg/deep"), narrowing(false))),
             Errc::permission_escalation);
@@ -307,10 +310,11 @@ TEST(MountTableRestrict, ReadWriteOntoReadonlyIsEscalation) {
 }
 
 TEST(MountTableRestrict, HiddenReadonlyAccumulatesAcrossLevels) {
-  MountTable table =
-      make_table("/h/root", false,
-                 {spec("/h/cfg", "/cfg", true), spec("/h/src", "/src", false),
-                  spec("/h/lib", "/src/lib", true), spec("/h/docs", "/src/docs", true)});
+  MountTable table = make_table(
+      "/h/root", false,
+      {msb_test::mount_spec("/h/cfg", "/cfg", true), msb_test::mount_spec("/h/src", "/src", false),
+       msb_test::mount_spec("/h/lib", "/src/lib", true),
+       msb_test::mount_spec("/h/docs", "/src/docs", true)});
   auto child = table.restrict(vp("/src"), narrowing(std::nullopt));
   ASSERT_TRUE(child.ok());
   EXPECT_TRUE(hides(child.value(), "/h/cfg"));
@@ -328,8 +332,9 @@ TEST(MountTableRestrict, HiddenReadonlyAccumulatesAcrossLevels) {
 // holds_mount_point / mount_entries_in
 
 TEST(MountTableQueries, HoldsMountPoint) {
-  MountTable table =
-      make_table("/h/root", false, {spec("/h/ab", "/a/b", false), spec("/h/c", "/c", true)});
+  MountTable table = make_table(
+      "/h/root", false,
+      {msb_test::mount_spec("/h/ab", "/a/b", false), msb_test::mount_spec("/h/c", "/c", true)});
   EXPECT_TRUE(table.holds_mount_point(vp("/")));
   EXPECT_TRUE(table.holds_mount_point(vp("/a")));
   EXPECT_TRUE(table.holds_mount_point(vp("/a/b")));
@@ -346,9 +351,10 @@ TEST(MountTableQueries, HoldsMountPoint) {
 }
 
 TEST(MountTableQueries, MountEntriesIn) {
-  MountTable table = make_table("/h/root", false,
-                                {spec("/h/ab", "/a/b", false), spec("/h/ac", "/a/c", false),
-                                 spec("/h/acd", "/a/c/d", false), spec("/h/x", "/x", true)});
+  MountTable table = make_table(
+      "/h/root", false,
+      {msb_test::mount_spec("/h/ab", "/a/b", false), msb_test::mount_spec("/h/ac", "/a/c", false),
+       msb_test::mount_spec("/h/acd", "/a/c/d", false), msb_test::mount_spec("/h/x", "/x", true)});
   EXPECT_EQ(entries(table, "/"), (std::set<std::string>{"a", "x"}));
   EXPECT_EQ(entries(table, "/a"), (std::set<std::string>{"b", "c"}));
   EXPECT_EQ(entries(table, "/a/c"), (std::set<std::string>{"d"}));

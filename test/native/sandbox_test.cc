@@ -16,15 +16,6 @@
 #include "test_util.h"
 
 namespace {
-
-msb::MountSpec mount_spec(const std::string& source, const std::string& target, bool readonly) {
-  msb::MountSpec m;
-  m.source = source;
-  m.target = target;
-  m.readonly = readonly;
-  return m;
-}
-
 using msb::Errc;
 using msb::MountSpec;
 using msb::ResolverKind;
@@ -88,18 +79,9 @@ class SandboxTest : public ::testing::TestWithParam<ResolverKind> {
   fs::path outside_;
 };
 
-std::string resolver_name(const ::testing::TestParamInfo<ResolverKind>& info) {
-  switch (info.param) {
-    case ResolverKind::openat2: return "openat2";
-    case ResolverKind::walk: return "walk";
-    case ResolverKind::automatic: return "automatic";
-  }
-  return "unknown";
-}
-
 INSTANTIATE_TEST_SUITE_P(Resolvers, SandboxTest,
                          ::testing::Values(ResolverKind::openat2, ResolverKind::walk),
-                         resolver_name);
+                         msb_test::resolver_name);
 
 // ---------------------------------------------------------------------------------------------
 // Plain files
@@ -206,7 +188,7 @@ TEST_P(SandboxTest, MalformedPathsAreRefusedBeforeTheDisk) {
 
 TEST_P(SandboxTest, HostPathIsLexical) {
   auto o = options();
-  o.mounts.push_back(mount_spec((tmp_.path() / "data").string(), "/data", false));
+  o.mounts.push_back(msb_test::mount_spec((tmp_.path() / "data").string(), "/data", false));
   auto sb = make(o);
   ASSERT_TRUE(sb);
   EXPECT_EQ(code_of(sb->host_path("/x/y")), Errc::ok);
@@ -525,7 +507,7 @@ TEST_P(SandboxTest, ReadOnlyMountRefusesMutation) {
   fs::create_directories(cfg / "sub");
   write_host(cfg / "conf.ini", "a=1");
   auto o = options();
-  o.mounts.push_back(mount_spec(cfg.string(), "/cfg", true));
+  o.mounts.push_back(msb_test::mount_spec(cfg.string(), "/cfg", true));
   auto sb = make(o);
   ASSERT_TRUE(sb);
   const auto before = tree(cfg);
@@ -575,7 +557,7 @@ class ReadOnlySourceInsideRoot : public SandboxTest {
     make_symlink("ro/deeper", root_ / "deeperlink");
     make_symlink("../ro", root_ / "ro/deeper/up");
     auto o = options();
-    o.mounts.push_back(mount_spec((root_ / "ro").string(), "/cfg", true));
+    o.mounts.push_back(msb_test::mount_spec((root_ / "ro").string(), "/cfg", true));
     sb_ = make(o);
     ASSERT_TRUE(sb_);
     before_ = tree(root_ / "ro");
@@ -587,7 +569,7 @@ class ReadOnlySourceInsideRoot : public SandboxTest {
 
 INSTANTIATE_TEST_SUITE_P(Resolvers, ReadOnlySourceInsideRoot,
                          ::testing::Values(ResolverKind::openat2, ResolverKind::walk),
-                         resolver_name);
+                         msb_test::resolver_name);
 
 TEST_P(ReadOnlySourceInsideRoot, ThroughTheRootPath) {
   EXPECT_EQ(get(*sb_, "/ro/existing.txt"), "keep");
@@ -659,7 +641,7 @@ TEST_P(SandboxTest, RestrictKeepsHiddenReadOnlySources) {
   fs::create_directories(root_ / "sub/ro");
   write_host(root_ / "sub/ro/keep.txt", "keep");
   auto o = options();
-  o.mounts.push_back(mount_spec((root_ / "sub/ro").string(), "/cfg", true));
+  o.mounts.push_back(msb_test::mount_spec((root_ / "sub/ro").string(), "/cfg", true));
   auto sb = make(o);
   ASSERT_TRUE(sb);
 
@@ -763,8 +745,8 @@ TEST_P(SandboxTest, MountTargetsCannotBeWrittenOrRemoved) {
   fs::create_directories(deep);
   fs::create_directories(root_ / "data");  // shadowed by the mount
   auto o = options();
-  o.mounts.push_back(mount_spec(data.string(), "/data", false));
-  o.mounts.push_back(mount_spec(deep.string(), "/a/b", false));
+  o.mounts.push_back(msb_test::mount_spec(data.string(), "/data", false));
+  o.mounts.push_back(msb_test::mount_spec(deep.string(), "/a/b", false));
   auto sb = make(o);
   ASSERT_TRUE(sb);
 
@@ -797,8 +779,8 @@ TEST_P(SandboxTest, ListShowsMountTargetsWithoutHostDirectories) {
   write_host(data / "d.txt", "d");
   write_host(root_ / "f.txt", "f");
   auto o = options();
-  o.mounts.push_back(mount_spec(data.string(), "/data", false));
-  o.mounts.push_back(mount_spec(deep.string(), "/a/b", true));
+  o.mounts.push_back(msb_test::mount_spec(data.string(), "/data", false));
+  o.mounts.push_back(msb_test::mount_spec(deep.string(), "/a/b", true));
   auto sb = make(o);
   ASSERT_TRUE(sb);
 
@@ -844,7 +826,7 @@ TEST_P(SandboxTest, MountedContentIsServedFromTheSource) {
   fs::create_directories(root_ / "data");
   write_host(root_ / "data/d.txt", "from root");
   auto o = options();
-  o.mounts.push_back(mount_spec(data.string(), "/data", false));
+  o.mounts.push_back(msb_test::mount_spec(data.string(), "/data", false));
   auto sb = make(o);
   ASSERT_TRUE(sb);
   EXPECT_EQ(get(*sb, "/data/d.txt"), "from mount");
@@ -857,7 +839,7 @@ TEST_P(SandboxTest, MountedContentIsServedFromTheSource) {
 TEST_P(SandboxTest, CreateSourcesMakesMissingDirectories) {
   auto o = options();
   o.root.source = (tmp_.path() / "new/root").string();
-  o.mounts.push_back(mount_spec((tmp_.path() / "new/m1/deep").string(), "/m1", false));
+  o.mounts.push_back(msb_test::mount_spec((tmp_.path() / "new/m1/deep").string(), "/m1", false));
   auto sb = make(o);
   ASSERT_TRUE(sb);
   EXPECT_EQ(code_of(sb->read("/x")), Errc::not_found);
@@ -870,12 +852,12 @@ TEST_P(SandboxTest, CreateSourcesMakesMissingDirectories) {
 
 TEST_P(SandboxTest, InvalidConfigurationIsRejected) {
   auto o = options();
-  o.mounts.push_back(mount_spec(outside_.string(), "/", false));
+  o.mounts.push_back(msb_test::mount_spec(outside_.string(), "/", false));
   EXPECT_EQ(code_of(Sandbox::create(o)), Errc::invalid_config);
-  o.mounts = {mount_spec("relative", "/x", false)};
+  o.mounts = {msb_test::mount_spec("relative", "/x", false)};
   EXPECT_EQ(code_of(Sandbox::create(o)), Errc::invalid_config);
-  o.mounts = {mount_spec(outside_.string(), "/x", false),
-              mount_spec(outside_.string(), "/x/", true)};
+  o.mounts = {msb_test::mount_spec(outside_.string(), "/x", false),
+              msb_test::mount_spec(outside_.string(), "/x/", true)};
   EXPECT_EQ(code_of(Sandbox::create(o)), Errc::invalid_config);
   o.mounts.clear();
   o.root.source = "relative/root";

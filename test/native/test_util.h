@@ -22,6 +22,7 @@
 
 #include "error.h"
 #include "fs_backend.h"
+#include "mount_table.h"
 #include "resolver.h"
 
 namespace msb {
@@ -122,6 +123,26 @@ inline std::vector<std::string> tree(const fs::path& dir) {
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+// A mount with default approvals and policy (aggregate init would leave them to -Wextra).
+inline msb::MountSpec mount_spec(const std::string& source, const std::string& target,
+                                 bool readonly) {
+  msb::MountSpec m;
+  m.source = source;
+  m.target = target;
+  m.readonly = readonly;
+  return m;
+}
+
+// Names parameterized suites by resolver: ".../openat2", ".../walk".
+inline std::string resolver_name(const ::testing::TestParamInfo<msb::ResolverKind>& info) {
+  switch (info.param) {
+    case msb::ResolverKind::openat2: return "openat2";
+    case msb::ResolverKind::walk: return "walk";
+    case msb::ResolverKind::automatic: return "automatic";
+  }
+  return "unknown";
 }
 
 }  // namespace msb_test
