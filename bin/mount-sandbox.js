@@ -7,6 +7,7 @@
 const path = require('path');
 const fs = require('fs');
 const ms = require('../lib/index.js');
+const { rulesFor } = require('../lib/errors.js');
 
 const USAGE = `Usage:
   mount-sandbox check [dir]
@@ -115,11 +116,8 @@ function changeVerdict(sandbox, p, operation) {
 
 function whereItResolves(sandbox, p) {
   const table = sandbox.describe();
-  const normal = path.posix.normalize(p);
-  const mount = table.mounts
-    .filter((m) => normal === m.target || normal.startsWith(`${m.target}/`))
-    .sort((a, b) => b.target.length - a.target.length)[0];
-  if (mount) return `mount ${mount.target} [${describeRules(mount)}]`;
+  const rules = rulesFor(table, p);
+  if (rules !== table) return `mount ${rules.target} [${describeRules(rules)}]`;
   if (table.root !== null) return `root / [${describeRules(table)}]`;
   return 'no mount (outside the sandbox, or a directory that only holds mounts)';
 }
