@@ -155,6 +155,7 @@ Napi::Function SandboxWrap::Define(Napi::Env env) {
                       InstanceMethod<&SandboxWrap::Glob>("glob"),
                       InstanceMethod<&SandboxWrap::ReadAttachments>("readAttachments"),
                       InstanceMethod<&SandboxWrap::Config>("config"),
+                      InstanceMethod<&SandboxWrap::ExecPaths>("execPaths"),
                   });
   auto* data = new AddonData{Napi::Persistent(ctor)};
   env.SetInstanceData(data);
@@ -447,6 +448,48 @@ Napi::Value SandboxWrap::Config(const Napi::CallbackInfo& info) {
   out.Set("mounts", mounts);
   out.Set("depth", Napi::Number::New(env, core_->depth()));
   out.Set("maxDepth", Napi::Number::New(env, core_->max_depth()));
+  return out;
+}
+
+namespace {
+
+const char* access_name(msb::PathAccess access) {
+  switch (access) {
+    case msb::PathAccess::read: return "read";
+    case msb::PathAccess::write: return "write";
+    case msb::PathAccess::write_keep: return "writeKeep";
+    case msb::PathAccess::protect: return "protect";
+    case msb::PathAccess::device: return "device";
+  }
+  return "protect";
+}
+
+}  // namespace
+
+// [{ path, access, id: "dev:ino" }] for the exec launcher's policy (lib/exec.js).
+Napi::Value SandboxWrap::ExecPaths(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto paths = core_->exec_paths();
+  if (!paths) {
+    const msb::Error& e = paths.error();
+    const auto& mounts = core_->table().mounts();
+    std::string target = e.index < mounts.size() ? mounts[e.index].target.str() : "/";
+    msb::Error reported = e;
+    reported.index = msb::Error::kNoIndex;
+    throw_error(info.This().As<Napi::Object>(), make_error_, reported,
+                target.empty() ? "/" : target);
+  }
+  Napi::Array out = Napi::Array::New(env);
+  uint32_t n = 0;
+  for (const msb::ExecPath& p : paths.value()) {
+    Napi::Object entry = Napi::Object::New(env);
+    entry.Set("path", text_value(env, p.path));
+    entry.Set("access", access_name(p.access));
+    if (p.id) {
+      entry.Set("id", std::to_string(p.id->dev) + ":" + std::to_string(p.id->ino));
+    }
+    out.Set(n++, entry);
+  }
   return out;
 }
 

@@ -248,6 +248,25 @@ class AttachmentPolicyError extends SandboxError {
 }
 
 // A worker's sandbox declaration its parent cannot satisfy, or a delegation chain too deep.
+// sandbox.exec() could not confine the command as required, so it did not run it. `missing`
+// names the layers this machine lacks.
+class ExecEnforcementError extends SandboxError {
+  constructor(message, missing) {
+    super('ENFORCEMENT_UNAVAILABLE', message, undefined);
+    this.name = 'ExecEnforcementError';
+    this.missing = missing;
+  }
+}
+
+// sandbox.exec() failed before the command started: its working directory, or the launcher.
+class ExecError extends SandboxError {
+  constructor(message, path, stage) {
+    super('EXEC_FAILED', message, path);
+    this.name = 'ExecError';
+    this.stage = stage;
+  }
+}
+
 class WorkerSandboxError extends SandboxError {
   constructor(code, message, worker) {
     super(code, message);
@@ -411,6 +430,8 @@ module.exports = {
   EditError,
   AttachmentPolicyError,
   WorkerSandboxError,
+  ExecEnforcementError,
+  ExecError,
   isSandboxError,
   errorFromCode,
   invalidPath,

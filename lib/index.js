@@ -10,6 +10,7 @@ const { normalizeConfig, DEFAULT_MAX_READ_BYTES, APPROVALS } = require('./config
 const { errorFromCode, invalidPath, writablePathsOf, readablePathsOf } = errors;
 const { readAttachments, DEFAULT_ATTACHMENT_POLICY } = require('./attachments');
 const program = require('./program');
+const { exec } = require('./exec');
 
 const DEFAULT_GLOB_LIMIT = 1000;
 const MAX_GLOB_LIMIT = 100000;
@@ -230,6 +231,11 @@ class MountSandbox {
   }
 
   // What golem-forge's needsApproval hooks ask: 'preApproved', 'ask' or 'blocked'.
+  // Runs a program confined by the kernel to this sandbox (see lib/exec.js and the README).
+  exec(argv, options) {
+    return exec(this, this[NATIVE], argv, options);
+  }
+
   approvalFor(p, operation) {
     checkPathSync(p);
     if (operation !== 'write' && operation !== 'delete') {
@@ -422,5 +428,7 @@ module.exports = {
   EditError: errors.EditError,
   AttachmentPolicyError: errors.AttachmentPolicyError,
   WorkerSandboxError: errors.WorkerSandboxError,
+  ExecEnforcementError: errors.ExecEnforcementError,
+  ExecError: errors.ExecError,
   isSandboxError: errors.isSandboxError,
 };

@@ -41,6 +41,8 @@ export const {
   EditError,
   AttachmentPolicyError,
   WorkerSandboxError,
+  ExecEnforcementError,
+  ExecError,
   isSandboxError,
 } = cjs;
 export default cjs;

@@ -443,4 +443,35 @@ Status Sandbox::create_sources() const {
   return ok_status();
 }
 
+namespace {
+
+PathAccess exec_access(const Mount& mount) {
+  if (mount.readonly || mount.approval.write == Approval::blocked) return PathAccess::read;
+  if (mount.approval.remove == Approval::blocked) return PathAccess::write_keep;
+  return PathAccess::write;
+}
+
+}  // namespace
+
+Result<std::vector<ExecPath>> Sandbox::exec_paths() const {
+  std::vector<ExecPath> out;
+  const std::vector<Mount>& mounts = table_.mounts();
+  for (std::size_t i = 0; i < mounts.size(); ++i) {
+    auto fd = mounts[i].anchor->fd(resolver_);
+    if (!fd) {
+      Error e = fd.error();
+      e.index = i;
+      return e;
+    }
+    out.push_back({mounts[i].anchor->host_path(), exec_access(mounts[i]), mounts[i].anchor->id()});
+  }
+  for (const Mount& hidden : table_.hidden()) {
+    // A hidden source that does not exist has nothing to keep read-only.
+    if (hidden.anchor->fd(resolver_)) {
+      out.push_back({hidden.anchor->host_path(), PathAccess::protect, hidden.anchor->id()});
+    }
+  }
+  return out;
+}
+
 }  // namespace msb

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "error.h"
+#include "exec_policy.h"
 #include "fs_backend.h"
 #include "mount_table.h"
 #include "resolver.h"
@@ -107,6 +108,12 @@ class Sandbox {
 
   // mkdir -p for the root and every mount source, by host path (createMountSandboxAsync).
   Status create_sources() const;
+
+  // What a command confined to this view may do on the host: each mount's source (pinned, with
+  // its identity) read-only or writable, then the sources of hidden restrictive mounts, to be
+  // kept read-only. A mount whose source cannot be opened fails (Error::index = its position
+  // in table().mounts()).
+  Result<std::vector<ExecPath>> exec_paths() const;
 
   const MountTable& table() const noexcept { return table_; }
   std::uint64_t max_read_bytes() const noexcept { return max_read_bytes_; }

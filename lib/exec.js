@@ -1,0 +1,385 @@
+'use strict';
+
+// sandbox.exec(): runs a program confined by the kernel to what the sandbox allows. The policy
+// is built here from the sandbox's mount table and applied by msb-launch (src/launcher_main.cc)
+// to itself before it execs the program: Landlock, seccomp and, where the kernel allows, user,
+// mount and PID namespaces. Node's own threads are never restricted.
+const { spawn } = require('child_process');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { launcherPath } = require('./launcher');
+const { ExecEnforcementError, ExecError } = require('./errors');
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const MAX_TIMEOUT_MS = 300_000;
+const DEFAULT_MAX_OUTPUT_BYTES = 50 * 1024;
+const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
+const DEFAULT_PATH = '/usr/local/bin:/usr/bin:/bin';
+
+// Read and execute: what programs need to start. /etc only in part: it also holds secrets.
+const SYSTEM_PATHS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/proc'];
+const ETC_ENTRIES = [
+  'alternatives', 'bash.bashrc', 'ca-certificates', 'ca-certificates.conf', 'debian_version',
+  'gai.conf', 'group', 'host.conf', 'hostname', 'hosts', 'inputrc', 'ld.so.cache', 'ld.so.conf',
+  'ld.so.conf.d', 'locale.alias', 'localtime', 'magic', 'mime.types', 'nsswitch.conf',
+  'os-release', 'passwd', 'profile', 'protocols', 'resolv.conf', 'services', 'ssl', 'terminfo',
+  'timezone',
+].map((name) => `/etc/${name}`);
+const DEVICES = ['/dev/null', '/dev/zero', '/dev/full', '/dev/random', '/dev/urandom'];
+
+const OPTIONS = [
+  'cwd', 'env', 'stdin', 'timeoutMs', 'maxOutputBytes', 'network', 'namespaces',
+  'allowWeakerEnforcement', 'hostReadPaths',
+];
+const NAMESPACE_MODES = ['prefer', 'require', 'off'];
+
+function boundedInteger(value, name, fallback, max) {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 1 || value > max) {
+    throw new RangeError(`expected an integer from 1 to ${max} for ${name}, got ${String(value)}`);
+  }
+  return value;
+}
+
+function booleanOption(value, name) {
+  if (value !== undefined && typeof value !== 'boolean') {
+    throw new TypeError(`expected a boolean for ${name}, got ${typeof value}`);
+  }
+  return value === true;
+}
+
+function checkArgv(argv) {
+  if (!Array.isArray(argv) || argv.length === 0) {
+    throw new TypeError('expected a non-empty array of strings for argv, like ["ls", "-la"]');
+  }
+  argv.forEach((arg, i) => {
+    if (typeof arg !== 'string') throw new TypeError(`expected a string for argv[${i}], got ${typeof arg}`);
+    if (arg.includes('\0')) throw new TypeError(`argv[${i}] contains a NUL byte`);
+  });
+  if (argv[0] === '') throw new TypeError('argv[0] is empty: name the program to run');
+}
+
+function environment(env, tmp) {
+  const base = { PATH: DEFAULT_PATH, HOME: tmp, TMPDIR: tmp, LANG: 'C.UTF-8' };
+  if (env === undefined) return base;
+  if (env === null || typeof env !== 'object' || Array.isArray(env)) {
+    throw new TypeError('expected an object of strings for env, like { NODE_ENV: "test" }');
+  }
+  const out = { ...base };
+  for (const [name, value] of Object.entries(env)) {
+    if (name === '' || name.includes('=') || name.includes('\0')) {
+      throw new TypeError(`invalid environment variable name "${name}"`);
+    }
+    if (typeof value !== 'string' || value.includes('\0')) {
+      throw new TypeError(`expected a string without NUL for env.${name}`);
+    }
+    out[name] = value;
+  }
+  return out;
+}
+
+function checkHostPaths(paths) {
+  if (paths === undefined) return [];
+  if (!Array.isArray(paths)) throw new TypeError('expected an array of absolute host paths for hostReadPaths');
+  paths.forEach((p, i) => {
+    if (typeof p !== 'string' || !path.isAbsolute(p) || p.includes('\0')) {
+      throw new TypeError(`expected an absolute host path for hostReadPaths[${i}]`);
+    }
+  });
+  return paths.map((p) => path.resolve(p));
+}
+
+function checkStdin(stdin) {
+  if (stdin === undefined || typeof stdin === 'string' || stdin instanceof Uint8Array) return;
+  throw new TypeError('expected a string or Uint8Array for stdin');
+}
+
+// Everything validated before anything is created or run.
+function parseOptions(options) {
+  if (options === null || typeof options !== 'object') throw new TypeError('expected an options object');
+  for (const key of Object.keys(options)) {
+    if (!OPTIONS.includes(key)) throw new TypeError(`unknown option "${key}" (allowed: ${OPTIONS.join(', ')})`);
+  }
+  const namespaces = options.namespaces ?? 'prefer';
+  if (!NAMESPACE_MODES.includes(namespaces)) {
+    throw new TypeError(`expected one of ${NAMESPACE_MODES.join(', ')} for namespaces`);
+  }
+  if (options.cwd !== undefined && typeof options.cwd !== 'string') {
+    throw new TypeError(`expected a virtual path string for cwd, got ${typeof options.cwd}`);
+  }
+  checkStdin(options.stdin);
+  environment(options.env, '/');
+  return {
+    cwd: options.cwd ?? '/',
+    timeoutMs: boundedInteger(options.timeoutMs, 'timeoutMs', DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS),
+    maxOutputBytes: boundedInteger(options.maxOutputBytes, 'maxOutputBytes', DEFAULT_MAX_OUTPUT_BYTES, MAX_OUTPUT_BYTES),
+    network: booleanOption(options.network, 'network'),
+    allowWeaker: booleanOption(options.allowWeakerEnforcement, 'allowWeakerEnforcement'),
+    namespaces,
+    hostReadPaths: checkHostPaths(options.hostReadPaths),
+    env: options.env,
+    stdin: options.stdin,
+  };
+}
+
+// The working directory: a directory of the sandbox, checked through it (symlink rules and all).
+async function hostCwd(sandbox, cwd) {
+  const info = await sandbox.stat(cwd);
+  if (!info.isDirectory) throw new ExecError(`cwd must be a directory: ${cwd}`, cwd, 'cwd');
+  const host = sandbox.resolve(cwd);
+  if (host === undefined || host === null) {
+    throw new ExecError(
+      `cwd ${cwd} is not inside a mount; use one of: ${sandbox.readablePaths().join(', ')}`, cwd, 'cwd',
+    );
+  }
+  return host;
+}
+
+function launchPolicy(sandboxPaths, opts, argv, cwd, tmp) {
+  const env = environment(opts.env, tmp);
+  const read = (p) => ({ path: p, access: 'read' });
+  return {
+    argv,
+    env: Object.entries(env).map(([k, v]) => `${k}=${v}`),
+    cwd,
+    paths: [
+      ...SYSTEM_PATHS.map(read),
+      ...ETC_ENTRIES.map(read),
+      ...opts.hostReadPaths.map(read),
+      ...DEVICES.map((p) => ({ path: p, access: 'device' })),
+      { path: tmp, access: 'write' },
+      ...sandboxPaths,
+    ],
+    network: opts.network,
+    namespaces: opts.namespaces,
+    allowWeaker: opts.allowWeaker,
+  };
+}
+
+// Keeps the first `limit` bytes of a stream (cut at a character boundary) and drains the rest.
+class Capture {
+  constructor(limit) {
+    this.limit = limit;
+    this.chunks = [];
+    this.size = 0;
+    this.truncated = false;
+  }
+
+  add(chunk) {
+    const room = this.limit - this.size;
+    if (chunk.length > room) this.truncated = true;
+    if (room <= 0) return;
+    const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    this.chunks.push(kept);
+    this.size += kept.length;
+  }
+
+  text() {
+    let buf = Buffer.concat(this.chunks);
+    if (this.truncated) buf = buf.subarray(0, utf8Boundary(buf));
+    return buf.toString('utf8');
+  }
+}
+
+// Length of the longest prefix that does not end inside a UTF-8 sequence.
+function utf8Boundary(buf) {
+  let start = buf.length;
+  while (start > 0 && start > buf.length - 4 && (buf[start - 1] & 0xc0) === 0x80) start--;
+  if (start === 0) return buf.length;
+  const lead = buf[start - 1];
+  const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+  return buf.length - (start - 1) >= need ? buf.length : start - 1;
+}
+
+const STAGE_MESSAGES = {
+  'landlock-unavailable': [
+    'Landlock is not available on this kernel, so the command cannot be confined', ['landlock-fs'],
+  ],
+  'network-unenforceable': [
+    'network is off, but this kernel\'s Landlock (ABI < 4) cannot block TCP; pass { network: true } ' +
+      'if the command may use the network', ['landlock-net'],
+  ],
+  'namespaces-unavailable': [
+    'user namespaces are not available here, and this command needs them: it runs as root, or ' +
+      'a read-only or delete-blocked mount lies inside a writable one, or namespaces: "require" was given',
+    ['namespaces'],
+  ],
+  'namespaces-required': [
+    'namespaces: "off" was given, but this command needs the namespace layer: it runs as root, or ' +
+      'a read-only or delete-blocked mount lies inside a writable one',
+    ['namespaces'],
+  ],
+};
+
+function launchError(stage, errno, cwd) {
+  const known = STAGE_MESSAGES[stage];
+  if (known) {
+    return new ExecEnforcementError(
+      `Refusing to run: ${known[0]}. Pass { allowWeakerEnforcement: true } to run with what this machine offers.`,
+      known[1],
+    );
+  }
+  const reason = errno ? ` (${errnoName(errno)})` : '';
+  if (stage === 'cwd') return new ExecError(`cannot enter the working directory ${cwd}${reason}`, cwd, stage);
+  if (stage === 'path-changed') {
+    return new ExecError('a mount source of this sandbox was replaced on disk since the sandbox was made; refusing to run', undefined, stage);
+  }
+  return new ExecError(`the exec launcher failed at "${stage}"${reason}`, undefined, stage);
+}
+
+function errnoName(errno) {
+  const entry = Object.entries(os.constants.errno).find(([, n]) => n === errno);
+  return entry ? entry[0] : `errno ${errno}`;
+}
+
+// Reads the launcher's status lines (see src/launcher_main.cc).
+function parseStatus(text) {
+  const status = { ok: null, error: null, execErrno: null, waitStatus: null };
+  for (const line of text.split('\n')) {
+    const [kind, ...rest] = line.split(' ');
+    if (kind === 'ok' && rest.length === 3) {
+      const list = (s) => (s === '-' ? [] : s.split(','));
+      status.ok = { landlockAbi: Number(rest[0]), layers: list(rest[1]), missing: list(rest[2]) };
+    } else if (kind === 'error') {
+      status.error = { stage: rest[0], errno: Number(rest[rest.length - 1]) };
+    } else if (kind === 'exec') {
+      status.execErrno = Number(rest[0]);
+    } else if (kind === 'status') {
+      status.waitStatus = Number(rest[0]);
+    }
+  }
+  return status;
+}
+
+function signalName(number) {
+  const entry = Object.entries(os.constants.signals).find(([, n]) => n === number);
+  return entry ? entry[0] : `SIG${number}`;
+}
+
+// How the command ended: from the PID namespace's report, else from the launcher itself.
+function outcome(status, code, signal) {
+  if (status.waitStatus !== null) {
+    const term = status.waitStatus & 0x7f;
+    if (term === 0) return { exitCode: (status.waitStatus >> 8) & 0xff, signal: null };
+    return { exitCode: -1, signal: signalName(term) };
+  }
+  return signal ? { exitCode: -1, signal } : { exitCode: code ?? -1, signal: null };
+}
+
+const PERMISSION_PATTERN = /Permission denied|Operation not permitted|Read-only file system|\bE(?:ACCES|PERM|ROFS)\b/;
+const NETWORK_PATTERN =
+  /Network is unreachable|\bENETUNREACH\b|\bEAI_AGAIN\b|name resolution|Could not resolve|Name or service not known|getaddrinfo|connect\(?\)?:? (?:Permission denied|EACCES)|\bconnect EACCES\b/i;
+
+// Writable virtual paths, each with where the command sees it relative to its directory.
+function writableNote(sandbox, hostCwdPath) {
+  const places = sandbox.writablePaths().map((p) => {
+    const host = sandbox.resolve(p);
+    if (typeof host !== 'string') return p;
+    const rel = path.relative(hostCwdPath, host) || '.';
+    return `${p} (${rel.startsWith('..') ? rel : `./${rel}`.replace(/^\.\/\.$/, '.')} from the working directory)`;
+  });
+  if (places.length === 0) {
+    return 'Note: this command runs in a read-only sandbox. It can write only to its temporary directory ($TMPDIR).';
+  }
+  return `Note: this command runs in a sandbox. It can write only to ${places.join(', ')}, and to its temporary directory ($TMPDIR).`;
+}
+
+function guidingNotes(result, sandbox, hostCwdPath, network) {
+  if (result.exitCode === 0) return result.stderr;
+  const notes = [];
+  if (!network && NETWORK_PATTERN.test(result.stderr)) notes.push('Note: Network access is disabled for this worker.');
+  if (PERMISSION_PATTERN.test(result.stderr)) notes.push(writableNote(sandbox, hostCwdPath));
+  return notes.length === 0 ? result.stderr : `${result.stderr.replace(/\n$/, '')}\n\n${notes.join('\n')}`;
+}
+
+function killGroup(pid) {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+// Spawns the launcher and collects what the command produced.
+function run(policy, opts) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(launcherPath(), [JSON.stringify(policy)], {
+      stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+      env: {}, // nothing from our environment reaches the launcher (LD_PRELOAD and the like)
+      cwd: '/',
+      detached: true, // its own process group, killed as a whole
+    });
+    const stdout = new Capture(opts.maxOutputBytes);
+    const stderr = new Capture(opts.maxOutputBytes);
+    let statusText = '';
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup(child.pid);
+      // A process that left the group may still hold the pipes open.
+      for (const stream of [child.stdout, child.stderr, child.stdio[3]]) stream.destroy();
+    }, opts.timeoutMs);
+    child.stdout.on('data', (d) => stdout.add(d));
+    child.stderr.on('data', (d) => stderr.add(d));
+    child.stdio[3].setEncoding('utf8');
+    child.stdio[3].on('data', (d) => {
+      if (statusText.length < 4096) statusText += d;
+    });
+    child.stdin.on('error', () => {}); // the command need not read its input
+    child.stdin.end(opts.stdin === undefined ? undefined : Buffer.from(opts.stdin));
+    // When the command ends, so does whatever it left running in its group.
+    child.on('exit', () => killGroup(child.pid));
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(new ExecError(`cannot start the exec launcher: ${err.code || err.message}`, undefined, 'spawn'));
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ status: parseStatus(statusText), code, signal, stdout, stderr, timedOut });
+    });
+  });
+}
+
+// `handle` is the sandbox's native object (for its pinned mount sources).
+async function exec(sandbox, handle, argv, options = {}) {
+  checkArgv(argv);
+  const opts = parseOptions(options);
+  const cwd = await hostCwd(sandbox, opts.cwd);
+  const sandboxPaths = handle.execPaths();
+  const tmp = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'mount-sandbox-exec-'));
+  try {
+    const policy = launchPolicy(sandboxPaths, opts, argv, cwd, tmp);
+    const ran = await run(policy, opts);
+    const { status } = ran;
+    if (status.error) throw launchError(status.error.stage, status.error.errno, opts.cwd);
+    if (!status.ok) {
+      if (ran.timedOut) throw new ExecError('the exec launcher did not start in time', undefined, 'start');
+      throw new ExecError('the exec launcher ended without confining the command', undefined, 'start');
+    }
+    const result = {
+      stdout: ran.stdout.text(),
+      stderr: ran.stderr.text(),
+      ...outcome(status, ran.code, ran.signal),
+      truncated: ran.stdout.truncated || ran.stderr.truncated,
+      timedOut: ran.timedOut,
+      enforcement: status.ok,
+    };
+    if (status.execErrno !== null) {
+      const notFound = status.execErrno === os.constants.errno.ENOENT;
+      result.exitCode = notFound ? 127 : 126;
+      result.stderr = notFound ? `Command not found: ${argv[0]}` : `Permission denied: ${argv[0]}`;
+    }
+    if (ran.timedOut) {
+      result.exitCode = -1;
+      result.signal = 'SIGKILL';
+      result.stderr += `\nCommand timed out after ${opts.timeoutMs} ms; its processes were killed.`;
+    }
+    result.stderr = guidingNotes(result, sandbox, cwd, opts.network);
+    return result;
+  } finally {
+    await fs.promises.rm(tmp, { recursive: true, force: true, maxRetries: 2 }).catch(() => {});
+  }
+}
+
+module.exports = { exec, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES };

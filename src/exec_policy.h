@@ -1,0 +1,61 @@
+// What one confined command may do: decided by the Node side from a sandbox's mount table,
+// sent to the launcher as JSON and applied there before exec.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "error.h"
+#include "file_id.h"
+#include "unique_fd.h"
+
+namespace msb {
+
+enum class PathAccess : std::uint8_t {
+  read,        // read and execute (system directories, read-only mounts)
+  write,       // everything but device nodes
+  write_keep,  // write, but not remove (a mount whose deletes are blocked)
+  protect,     // no access granted; made read-only where it lies inside a writable path
+  device,      // a character device opened for reading and writing (/dev/null)
+};
+
+struct ExecPath {
+  std::string path;  // absolute host path
+  PathAccess access = PathAccess::read;
+  // The inode the sandbox pinned for a mount source: the launcher refuses to run when the path
+  // now names another one (a component swapped for a symlink since the sandbox was made).
+  std::optional<FileId> id;
+};
+
+enum class NamespaceMode : std::uint8_t {
+  off,      // never enter namespaces
+  prefer,   // use them when the kernel lets us; required only where Landlock alone falls short
+  require,  // refuse to run without them
+};
+
+struct ExecPolicy {
+  std::vector<std::string> argv;  // argv[0] is looked up in the PATH of `env` when it has no '/'
+  std::vector<std::string> env;   // "NAME=value", the command's whole environment
+  std::string cwd;                // absolute host path
+  std::vector<ExecPath> paths;
+  bool network = false;
+  NamespaceMode namespaces = NamespaceMode::prefer;
+  // Run even when a required layer is missing (the launcher still reports what it applied).
+  bool allow_weaker = false;
+};
+
+// Fails with invalid_config for malformed JSON, unknown keys, relative paths, empty argv and
+// strings holding NUL.
+Result<ExecPolicy> parse_exec_policy(std::string_view json);
+
+// Opens every path of the policy as an O_PATH descriptor (same order; an invalid descriptor
+// for a system path that does not exist here). Fails with symlink_escape when a path with an
+// id now names another inode, io_error (sys_errno) otherwise; Error::index names the path.
+Result<std::vector<UniqueFd>> open_policy_paths(const ExecPolicy& policy);
+
+// True when `inner` is `outer` or lies below it (both absolute, normalized).
+bool path_is_within(std::string_view inner, std::string_view outer) noexcept;
+
+}  // namespace msb

@@ -1,0 +1,26 @@
+// Landlock for the launcher: restricts the calling thread (and everything it execs) to the
+// policy's paths, and with the network off, TCP. Never used inside the Node process: it binds
+// only the calling thread and cannot be undone.
+#pragma once
+
+#include "error.h"
+#include "exec_policy.h"
+
+namespace msb {
+
+// The kernel's Landlock ABI version, 0 when Landlock is missing or disabled.
+int landlock_abi() noexcept;
+
+struct LandlockResult {
+  int abi = 0;
+  bool network = false;        // TCP bind/connect denied (ABI 4+, network off)
+  bool signal_scope = false;   // signals only to processes inside the domain (ABI 6+)
+  bool abstract_unix = false;  // abstract unix sockets only inside the domain (ABI 6+, network off)
+};
+
+// Fails with unsupported when the kernel has no Landlock; io_error (sys_errno set) when the
+// kernel refuses a rule or the ruleset.
+// `fds` are the policy's paths, opened by open_policy_paths.
+Result<LandlockResult> apply_landlock(const ExecPolicy& policy, const std::vector<UniqueFd>& fds);
+
+}  // namespace msb

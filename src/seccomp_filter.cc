@@ -1,0 +1,148 @@
+#include "seccomp_filter.h"
+
+#include <linux/audit.h>
+#include <linux/seccomp.h>
+#include <netinet/in.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace msb {
+namespace {
+
+#if defined(__x86_64__)
+constexpr std::uint32_t kArch = AUDIT_ARCH_X86_64;
+// x32 syscalls share the architecture tag and differ by this bit; none are allowed.
+constexpr std::uint32_t kForeignSyscallBit = 0x40000000U;
+#elif defined(__aarch64__)
+constexpr std::uint32_t kArch = AUDIT_ARCH_AARCH64;
+constexpr std::uint32_t kForeignSyscallBit = 0;
+#else
+constexpr std::uint32_t kArch = 0;
+constexpr std::uint32_t kForeignSyscallBit = 0;
+#endif
+
+constexpr std::uint32_t kAllow = SECCOMP_RET_ALLOW;
+constexpr std::uint32_t kKill = SECCOMP_RET_KILL_PROCESS;
+constexpr std::uint32_t deny_with(int err) {
+  return SECCOMP_RET_ERRNO | (static_cast<std::uint32_t>(err) & SECCOMP_RET_DATA);
+}
+
+// Low 32 bits of argument i: socket()'s arguments are ints, which the kernel truncates to.
+constexpr std::uint32_t arg_offset(int i) {
+  return static_cast<std::uint32_t>(offsetof(seccomp_data, args) + 8 * static_cast<std::size_t>(i));
+}
+
+// A tiny assembler: conditional jumps name the index of their target, resolved at the end
+// (classic BPF only jumps forward, by at most 255).
+class Program {
+ public:
+  void load(std::uint32_t offset) { emit(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offset)); }
+  void and_mask(std::uint32_t mask) { emit(BPF_STMT(BPF_ALU | BPF_AND | BPF_K, mask)); }
+  void ret(std::uint32_t action) { emit(BPF_STMT(BPF_RET | BPF_K, action)); }
+  // if (A == k) goto target; fall through otherwise.
+  void jump_if_equal(std::uint32_t k, const char* target) { jump(BPF_JEQ, k, target); }
+  void jump_if_at_least(std::uint32_t k, const char* target) { jump(BPF_JGE, k, target); }
+  void label(const char* name) { labels_.push_back({name, code_.size()}); }
+
+  // Empty when a jump has no target, goes backwards or too far: the caller then refuses to run.
+  std::vector<sock_filter> finish() {
+    for (const Fixup& fix : fixups_) {
+      const Label* target = nullptr;
+      for (const Label& l : labels_) {
+        if (std::string_view(l.name) == fix.target) target = &l;
+      }
+      if (target == nullptr || target->at <= fix.at || target->at - fix.at - 1 > 255) return {};
+      code_[fix.at].jt = static_cast<std::uint8_t>(target->at - fix.at - 1);
+    }
+    return code_;
+  }
+
+ private:
+  struct Label {
+    const char* name;
+    std::size_t at;
+  };
+  struct Fixup {
+    std::size_t at;
+    const char* target;
+  };
+  void emit(sock_filter insn) { code_.push_back(insn); }
+  void jump(std::uint16_t op, std::uint32_t k, const char* target) {
+    fixups_.push_back({code_.size(), target});
+    emit(BPF_JUMP(BPF_JMP | op | BPF_K, k, 0, 0));
+  }
+  std::vector<sock_filter> code_;
+  std::vector<Label> labels_;
+  std::vector<Fixup> fixups_;
+};
+
+void deny_io_uring(Program& p) {
+  for (std::uint32_t nr : {SYS_io_uring_setup, SYS_io_uring_enter, SYS_io_uring_register}) {
+    p.jump_if_equal(nr, "no_io_uring");
+  }
+}
+
+// socket(domain, type, protocol): only AF_INET/AF_INET6 + SOCK_STREAM + TCP, which Landlock
+// then confines.
+void only_tcp_sockets(Program& p) {
+  p.label("socket");
+  p.load(arg_offset(0));
+  p.jump_if_equal(AF_INET, "inet");
+  p.jump_if_equal(AF_INET6, "inet");
+  p.ret(deny_with(EACCES));
+  p.label("inet");
+  p.load(arg_offset(1));
+  p.and_mask(~static_cast<std::uint32_t>(SOCK_NONBLOCK | SOCK_CLOEXEC));
+  p.jump_if_equal(SOCK_STREAM, "stream");
+  p.ret(deny_with(EACCES));
+  p.label("stream");
+  p.load(arg_offset(2));
+  p.jump_if_equal(0, "tcp");
+  p.jump_if_equal(IPPROTO_TCP, "tcp");
+  p.ret(deny_with(EACCES));
+  p.label("tcp");
+  p.ret(kAllow);
+}
+
+}  // namespace
+
+std::vector<sock_filter> seccomp_program(bool network) {
+  if (kArch == 0) return {};
+  Program p;
+  p.load(offsetof(seccomp_data, arch));
+  p.jump_if_equal(kArch, "native");
+  p.ret(kKill);  // another ABI (i386 on x86_64) would bypass every number below
+  p.label("native");
+  p.load(offsetof(seccomp_data, nr));
+  if (kForeignSyscallBit != 0) p.jump_if_at_least(kForeignSyscallBit, "foreign");
+  deny_io_uring(p);
+  if (!network) p.jump_if_equal(SYS_socket, "socket");
+  p.label("allow");
+  p.ret(kAllow);
+  p.label("no_io_uring");
+  p.ret(deny_with(ENOSYS));  // callers fall back to ordinary syscalls
+  p.label("foreign");
+  p.ret(kKill);
+  if (!network) only_tcp_sockets(p);
+  return p.finish();
+}
+
+Status apply_seccomp(bool network) {
+  std::vector<sock_filter> code = seccomp_program(network);
+  if (code.empty()) return Errc::unsupported;
+  sock_fprog program{static_cast<unsigned short>(code.size()), code.data()};
+  if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program, 0, 0) != 0) {
+    Error e{Errc::io_error};
+    e.sys_errno = errno;
+    return e;
+  }
+  return ok_status();
+}
+
+}  // namespace msb
