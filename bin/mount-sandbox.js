@@ -4,6 +4,8 @@
 // mount-sandbox check [dir]            validate a program config, print its mount table
 // mount-sandbox explain <path> [--worker file.worker] [--config dir|file]
 //                                      how a virtual path resolves and what each operation gets
+// mount-sandbox exec [options] -- cmd args...
+//                                      run a command confined to the sandbox (sandbox.exec)
 const path = require('path');
 const fs = require('fs');
 const ms = require('../lib/index.js');
@@ -15,23 +17,37 @@ const USAGE = `Usage:
       print the effective mount table.
   mount-sandbox explain <virtual-path> [--worker file.worker] [--config dir|file]
       Say how a virtual path resolves and which rule allows or refuses each operation,
-      for the program's sandbox or for the sandbox a worker would get.`;
+      for the program's sandbox or for the sandbox a worker would get.
+  mount-sandbox exec [--config dir|file] [--worker file.worker] [--cwd /virtual/dir]
+                     [--network] [--timeout ms] [--allow-weaker] [--verbose] -- cmd args...
+      Run a command confined by the kernel to that sandbox, as sandbox.exec() does. Exits
+      with the command's status (124 on timeout, 128+n when killed by signal n); --verbose
+      prints the enforcement layers applied to stderr.`;
 
 class UsageError extends Error {}
+
+const VALUE_FLAGS = ['--worker', '--config', '--cwd', '--timeout'];
+const BOOLEAN_FLAGS = { '--network': 'network', '--allow-weaker': 'allowWeaker', '--verbose': 'verbose' };
 
 function parseArgs(argv) {
   const positional = [];
   const flags = {};
+  let command = null;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
+    if (arg === '--') {
+      command = argv.slice(i + 1);
+      break;
+    }
     if (arg === '--help' || arg === '-h') flags.help = true;
-    else if (arg === '--worker' || arg === '--config') {
+    else if (BOOLEAN_FLAGS[arg]) flags[BOOLEAN_FLAGS[arg]] = true;
+    else if (VALUE_FLAGS.includes(arg)) {
       if (i + 1 >= argv.length) throw new UsageError(`${arg} needs a value`);
       flags[arg.slice(2)] = argv[++i];
     } else if (arg.startsWith('--')) throw new UsageError(`unknown option ${arg}`);
     else positional.push(arg);
   }
-  return { positional, flags };
+  return { positional, flags, command };
 }
 
 async function loadConfig(where) {
@@ -153,6 +169,39 @@ async function explain(args) {
   return out;
 }
 
+async function sandboxFor(args) {
+  const config = await loadConfig(args.flags.config);
+  const programSandbox = ms.sandboxConfigFrom(config);
+  let sandbox = programSandbox === null ? null : ms.createMountSandbox(programSandbox);
+  if (args.flags.worker) {
+    if (!fs.existsSync(args.flags.worker)) throw new UsageError(`${path.resolve(args.flags.worker)} does not exist`);
+    sandbox = ms.sandboxForWorker(sandbox, await ms.loadWorkerFile(args.flags.worker));
+  }
+  return sandbox;
+}
+
+async function exec(args) {
+  if (!args.command || args.command.length === 0) throw new UsageError('exec needs a command after --');
+  const options = { network: args.flags.network === true, allowWeakerEnforcement: args.flags.allowWeaker === true };
+  if (args.flags.cwd !== undefined) options.cwd = args.flags.cwd;
+  if (args.flags.timeout !== undefined) {
+    options.timeoutMs = Number(args.flags.timeout);
+    if (!Number.isSafeInteger(options.timeoutMs)) throw new UsageError('--timeout needs a number of milliseconds');
+  }
+  const sandbox = await sandboxFor(args);
+  if (sandbox === null) throw new UsageError('this sandbox allows no file access, so there is nothing to run a command in');
+  const result = await sandbox.exec(args.command, options);
+  const lines = [];
+  if (args.flags.verbose) {
+    const { landlockAbi, layers, missing } = result.enforcement;
+    lines.push(`[mount-sandbox] Landlock ABI ${landlockAbi}; applied: ${layers.join(', ')}; missing: ${missing.join(', ') || 'none'}`);
+  }
+  let code = result.exitCode;
+  if (result.timedOut) code = 124;
+  else if (result.signal) code = 128 + (require('os').constants.signals[result.signal] || 0);
+  return { code, lines, stdout: result.stdout, stderr: result.stderr };
+}
+
 async function main(argv) {
   const args = parseArgs(argv);
   const command = args.positional[0];
@@ -160,12 +209,20 @@ async function main(argv) {
   if (!command) return { code: 2, lines: [USAGE] };
   if (command === 'check') return { code: 0, lines: await check(args) };
   if (command === 'explain') return { code: 0, lines: await explain(args) };
+  if (command === 'exec') return exec(args);
   throw new UsageError(`unknown command ${command}`);
 }
 
 main(process.argv.slice(2)).then(
-  ({ code, lines }) => {
-    (code === 0 ? process.stdout : process.stderr).write(`${lines.join('\n')}\n`);
+  ({ code, lines, stdout, stderr }) => {
+    if (stdout !== undefined) {
+      // exec: the command's own output, as it produced it.
+      process.stdout.write(stdout);
+      process.stderr.write(stderr);
+      if (lines.length) process.stderr.write(`${lines.join('\n')}\n`);
+    } else {
+      (code === 0 ? process.stdout : process.stderr).write(`${lines.join('\n')}\n`);
+    }
     process.exitCode = code;
   },
   (error) => {

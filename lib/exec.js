@@ -290,7 +290,7 @@ function guidingNotes(result, sandbox, hostCwdPath, network) {
   const notes = [];
   if (!network && NETWORK_PATTERN.test(result.stderr)) notes.push('Note: Network access is disabled for this worker.');
   if (PERMISSION_PATTERN.test(result.stderr)) notes.push(writableNote(sandbox, hostCwdPath));
-  return notes.length === 0 ? result.stderr : `${result.stderr.replace(/\n$/, '')}\n\n${notes.join('\n')}`;
+  return notes.length === 0 ? result.stderr : `${result.stderr.replace(/\n$/, '')}\n\n${notes.join('\n')}\n`;
 }
 
 function killGroup(pid) {

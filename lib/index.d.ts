@@ -167,6 +167,8 @@ export interface MountSandbox extends FileOperations {
   glob(pattern: string, options?: { limit?: number }): Promise<GlobResult>;
   /** All or nothing: every policy rule is checked before any byte is read. */
   readAttachments(paths: string[], policy?: AttachmentPolicy): Promise<Attachment[]>;
+  /** Runs a program confined by the kernel (Landlock, seccomp, namespaces) to this sandbox. */
+  exec(argv: string[], options?: ExecOptions): Promise<ExecResult>;
   restrict(config: SubWorkerRestriction): MountSandbox;
   selectZones(zones: ZoneRequest[]): MountSandbox;
   getConfig(): ResolvedMountConfig;
@@ -260,6 +262,56 @@ export type SandboxErrorCode =
   | 'DEPTH_EXCEEDED'
   | 'INVALID_PATTERN';
 
+export type EnforcementLayer =
+  | 'no-new-privs'
+  | 'user-namespace'
+  | 'mount-namespace'
+  | 'pid-namespace'
+  | 'namespaces'
+  | 'landlock-fs'
+  | 'landlock-net'
+  | 'landlock-signal-scope'
+  | 'landlock-abstract-unix-scope'
+  | 'seccomp';
+
+export interface ExecOptions {
+  /** Virtual working directory (default "/"). */
+  cwd?: string;
+  /** Merged over PATH, HOME, TMPDIR and LANG; nothing of process.env is passed. */
+  env?: Record<string, string>;
+  stdin?: string | Uint8Array;
+  /** Default 30000, at most 300000; then every process of the command is killed. */
+  timeoutMs?: number;
+  /** Per stream, default 51200. */
+  maxOutputBytes?: number;
+  /** Default false: no TCP (Landlock), no UDP, raw or unix sockets (seccomp). */
+  network?: boolean;
+  /** Default 'prefer'. */
+  namespaces?: 'prefer' | 'require' | 'off';
+  /** Run even when a required layer is missing (result.enforcement.missing says which). */
+  allowWeakerEnforcement?: boolean;
+  /** Extra host directories the command may read and execute. */
+  hostReadPaths?: string[];
+}
+
+export interface ExecEnforcement {
+  landlockAbi: number;
+  layers: EnforcementLayer[];
+  missing: EnforcementLayer[];
+}
+
+/** golem-forge's ShellResult plus how the command ended and what confined it. */
+export interface ExecResult {
+  stdout: string;
+  stderr: string;
+  /** -1 when killed by a signal or the timeout; 127 not found; 126 not executable. */
+  exitCode: number;
+  truncated: boolean;
+  signal: string | null;
+  timedOut: boolean;
+  enforcement: ExecEnforcement;
+}
+
 export declare class SandboxError extends Error {
   readonly code: string;
   readonly path?: string;
@@ -335,5 +387,13 @@ export declare class AttachmentPolicyError extends SandboxError {
 }
 export declare class WorkerSandboxError extends SandboxError {
   readonly worker?: string | null;
+}
+/** exec() refused: a layer it needs is missing here (code ENFORCEMENT_UNAVAILABLE). */
+export declare class ExecEnforcementError extends SandboxError {
+  readonly missing: EnforcementLayer[];
+}
+/** exec() failed before the command ran (code EXEC_FAILED). */
+export declare class ExecError extends SandboxError {
+  readonly stage: string;
 }
 export declare function isSandboxError(error: unknown): error is SandboxError;

@@ -14,6 +14,7 @@ const libasan = execFileSync('g++', ['-print-file-name=libasan.so'], { encoding:
 const suites = process.argv.slice(2);
 run(process.execPath, [require.resolve('jest/bin/jest'), '--runInBand', ...suites], {
   MOUNT_SANDBOX_ADDON: path.join(out, 'Release', 'mount_sandbox.node'),
+  MOUNT_SANDBOX_LAUNCHER: path.join(out, 'Release', 'msb-launch'),
   LD_PRELOAD: libasan,
   // Node's own allocations are not freed at exit; leaks in the addon show up as ASan errors
   // in use, and UBSan findings abort the run.
