@@ -74,6 +74,7 @@ async function main() {
     await step('restrict({ readonly: false }) (escalation)', () => reviewer.restrict({ readonly: false }));
 
     await programDemo(work);
+    await shellDemo(work, sandbox);
 
     const unchanged = fs.readFileSync(path.join(work, 'project', 'src', 'app.ts'), 'utf8').includes('greet');
     console.log(`\nhost check: src/app.ts unchanged: ${unchanged}; out/summary.md written: ${fs.existsSync(path.join(work, 'project', 'out', 'summary.md'))}`);
@@ -109,6 +110,40 @@ async function programDemo(work) {
     await step('write /notes.txt', () => child.write('/notes.txt', 'hello'));
     await step('approvalFor /notes.txt write', () => child.approvalFor('/notes.txt', 'write'));
   }
+}
+
+// Part three: shell commands confined by the kernel to the same boundaries (sandbox.exec).
+async function shellDemo(work, sandbox) {
+  const home = path.join(work, 'home');
+  fs.mkdirSync(path.join(home, '.ssh'), { recursive: true });
+  fs.writeFileSync(path.join(home, '.ssh', 'id_ed25519'), 'PRIVATE KEY\n');
+  const cacheFile = path.join(work, 'cache', 'packages.json');
+  const shell = async (label, view, argv, options) => {
+    try {
+      const r = await view.exec(argv, options);
+      const lines = (r.stdout + r.stderr).trim().split('\n').filter(Boolean);
+      console.log(`  exit ${String(r.exitCode).padEnd(3)} ${label}`);
+      for (const line of lines.slice(0, 4)) console.log(`           ${line}`);
+      return r;
+    } catch (err) {
+      if (!isSandboxError(err)) throw err;
+      console.log(`  refused  ${label}\n           ${err.code}: ${err.message}`);
+      return null;
+    }
+  };
+  console.log('\nshell commands (sandbox.exec), confined by the kernel:');
+  const first = await shell('sh -c "ls; head -1 src/app.ts"', sandbox, ['sh', '-c', 'ls; head -1 src/app.ts']);
+  if (first) console.log(`           layers: ${first.enforcement.layers.join(', ')}`);
+  await shell('cat ~/.ssh/id_ed25519 (a secret outside the sandbox)', sandbox, ['cat', path.join(home, '.ssh', 'id_ed25519')]);
+  await shell('write into the read-only /cache source', sandbox, ['sh', '-c', `echo pwned > ${cacheFile}`]);
+  await shell('chmod 666 on the read-only /cache source', sandbox, ['chmod', '666', cacheFile]);
+  await shell('node: TCP connect to 1.1.1.1:80 (network off)', sandbox, [process.execPath, '-e',
+    "require('net').connect(80, '1.1.1.1').on('error', (e) => { console.error(e.message); process.exit(1); })"]);
+  const reviewer = sandbox.restrict({ restrict: '/src', readonly: true });
+  await shell('reviewer: touch app.ts (its view is read-only)', reviewer, ['touch', 'app.ts']);
+  await shell('reviewer: cat ../secrets/api-key.txt (outside its view)', reviewer, ['cat', '../secrets/api-key.txt']);
+  const intact = fs.readFileSync(cacheFile, 'utf8') !== 'pwned\n' && (fs.statSync(cacheFile).mode & 0o777) !== 0o666;
+  console.log(`  host check: /cache/packages.json unchanged (content and mode): ${intact}`);
 }
 
 main().catch((err) => {

@@ -280,16 +280,18 @@ function writableNote(sandbox, hostCwdPath) {
     return `${p} (${rel.startsWith('..') ? rel : `./${rel}`.replace(/^\.\/\.$/, '.')} from the working directory)`;
   });
   if (places.length === 0) {
-    return 'Note: this command runs in a read-only sandbox. It can write only to its temporary directory ($TMPDIR).';
+    return 'Note: this command runs in a read-only sandbox: it can read only the sandbox and system directories, and write only to its temporary directory ($TMPDIR).';
   }
-  return `Note: this command runs in a sandbox. It can write only to ${places.join(', ')}, and to its temporary directory ($TMPDIR).`;
+  return `Note: this command runs in a sandbox: it can read only the sandbox and system directories, and write only to ${places.join(', ')} and its temporary directory ($TMPDIR).`;
 }
 
 function guidingNotes(result, sandbox, hostCwdPath, network) {
   if (result.exitCode === 0) return result.stderr;
   const notes = [];
   if (!network && NETWORK_PATTERN.test(result.stderr)) notes.push('Note: Network access is disabled for this worker.');
-  if (PERMISSION_PATTERN.test(result.stderr)) notes.push(writableNote(sandbox, hostCwdPath));
+  // A refused connect says "Permission denied" too: that line is the network note's.
+  const otherLines = result.stderr.split('\n').filter((line) => network || !NETWORK_PATTERN.test(line));
+  if (otherLines.some((line) => PERMISSION_PATTERN.test(line))) notes.push(writableNote(sandbox, hostCwdPath));
   return notes.length === 0 ? result.stderr : `${result.stderr.replace(/\n$/, '')}\n\n${notes.join('\n')}\n`;
 }
 
