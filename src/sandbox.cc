@@ -458,6 +458,7 @@ Result<std::vector<ExecPath>> Sandbox::exec_paths() const {
   const std::vector<Mount>& mounts = table_.mounts();
   for (std::size_t i = 0; i < mounts.size(); ++i) {
     auto fd = mounts[i].anchor->fd(resolver_);
+    if (!fd && fd.error().code == Errc::not_found) continue;  // nothing there to grant yet
     if (!fd) {
       Error e = fd.error();
       e.index = i;

@@ -111,8 +111,9 @@ class Sandbox {
 
   // What a command confined to this view may do on the host: each mount's source (pinned, with
   // its identity) read-only or writable, then the sources of hidden restrictive mounts, to be
-  // kept read-only. A mount whose source cannot be opened fails (Error::index = its position
-  // in table().mounts()).
+  // kept read-only. Sources that do not exist yet are left out (the command cannot reach what is
+  // not there); one that cannot be opened otherwise fails (Error::index = its position in
+  // table().mounts()).
   Result<std::vector<ExecPath>> exec_paths() const;
 
   const MountTable& table() const noexcept { return table_; }

@@ -306,3 +306,44 @@ describe('usage', () => {
     expect(run(['check', '-h']).code).toBe(0);
   });
 });
+
+describe('exec', () => {
+  test('runs a command under the config\'s sandbox and exits with its status', () => {
+    const dir = project();
+    const ok = run(['exec', '--config', dir, '--', 'sh', '-c', 'cat notes.md; echo made > new.txt']);
+    expect(ok.stdout).toBe('notes');
+    expect(ok.code).toBe(0);
+    expect(fs.readFileSync(path.join(dir, 'work', 'new.txt'), 'utf8')).toBe('made\n');
+    const failing = run(['exec', '--config', dir, '--', 'sh', '-c', 'exit 3']);
+    expect(failing.code).toBe(3);
+  });
+
+  test('a write to the read-only mount fails on disk and gets the writable-paths note', () => {
+    const dir = project();
+    const { code, stderr } = run(['exec', '--config', dir, '--cwd', '/src', '--', 'sh', '-c', 'echo x > a.ts']);
+    expect(code).not.toBe(0);
+    expect(stderr).toMatch(/can read only the sandbox and system directories, and write only to \/ \(/);
+    expect(fs.readFileSync(path.join(dir, 'code', 'a.ts'), 'utf8')).toBe('export const a = 1;\n');
+  });
+
+  test('--worker confines the command to the worker\'s narrower view', () => {
+    const dir = project();
+    write(path.join(dir, 'reviewer.worker'), '---\nname: reviewer\nsandbox:\n  restrict: /src\n  readonly: true\n---\nReview.\n');
+    const { code, stdout, stderr } = run([
+      'exec', '--config', dir, '--worker', path.join(dir, 'reviewer.worker'), '--verbose', '--',
+      'sh', '-c', 'ls; cat ../work/notes.md',
+    ]);
+    expect(stdout).toBe('a.ts\n');
+    expect(code).not.toBe(0);
+    expect(stderr).toMatch(/Permission denied/);
+    expect(stderr).toMatch(/\[mount-sandbox\] Landlock ABI \d+; applied: no-new-privs, .*landlock-fs/);
+  });
+
+  test('a timeout exits 124; no command after -- exits 2 with usage', () => {
+    const dir = project();
+    expect(run(['exec', '--config', dir, '--timeout', '200', '--', 'sleep', '30']).code).toBe(124);
+    const usage = run(['exec', '--config', dir]);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toMatch(/exec needs a command after --/);
+  });
+});
