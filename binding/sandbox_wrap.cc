@@ -473,7 +473,12 @@ Napi::Value SandboxWrap::ExecPaths(const Napi::CallbackInfo& info) {
   if (!paths) {
     const msb::Error& e = paths.error();
     const auto& mounts = core_->table().mounts();
-    std::string target = e.index < mounts.size() ? mounts[e.index].target.str() : "/";
+    const auto& hidden = core_->table().hidden();
+    std::string target = "/";
+    if (e.index < mounts.size())
+      target = mounts[e.index].target.str();
+    else if (e.index - mounts.size() < hidden.size())
+      target = hidden[e.index - mounts.size()].target.str();
     msb::Error reported = e;
     reported.index = msb::Error::kNoIndex;
     throw_error(info.This().As<Napi::Object>(), make_error_, reported,

@@ -32,7 +32,7 @@ const OPTIONS = [
   'cwd', 'env', 'stdin', 'timeoutMs', 'maxOutputBytes', 'network', 'namespaces',
   'allowWeakerEnforcement', 'hostReadPaths',
 ];
-const NAMESPACE_MODES = ['prefer', 'require', 'off'];
+const NAMESPACE_MODES = ['require', 'prefer', 'off'];
 
 function boundedInteger(value, name, fallback, max) {
   if (value === undefined) return fallback;
@@ -56,6 +56,7 @@ function checkArgv(argv) {
   argv.forEach((arg, i) => {
     if (typeof arg !== 'string') throw new TypeError(`expected a string for argv[${i}], got ${typeof arg}`);
     if (arg.includes('\0')) throw new TypeError(`argv[${i}] contains a NUL byte`);
+    if (!arg.isWellFormed()) throw new TypeError(`argv[${i}] contains a lone surrogate (not valid UTF-16)`);
   });
   if (argv[0] === '') throw new TypeError('argv[0] is empty: name the program to run');
 }
@@ -68,11 +69,11 @@ function environment(env, tmp) {
   }
   const out = { ...base };
   for (const [name, value] of Object.entries(env)) {
-    if (name === '' || name.includes('=') || name.includes('\0')) {
+    if (name === '' || name.includes('=') || name.includes('\0') || !name.isWellFormed()) {
       throw new TypeError(`invalid environment variable name "${name}"`);
     }
-    if (typeof value !== 'string' || value.includes('\0')) {
-      throw new TypeError(`expected a string without NUL for env.${name}`);
+    if (typeof value !== 'string' || value.includes('\0') || !value.isWellFormed()) {
+      throw new TypeError(`expected a string without NUL or lone surrogates for env.${name}`);
     }
     out[name] = value;
   }
@@ -83,7 +84,7 @@ function checkHostPaths(paths) {
   if (paths === undefined) return [];
   if (!Array.isArray(paths)) throw new TypeError('expected an array of absolute host paths for hostReadPaths');
   paths.forEach((p, i) => {
-    if (typeof p !== 'string' || !path.isAbsolute(p) || p.includes('\0')) {
+    if (typeof p !== 'string' || !path.isAbsolute(p) || p.includes('\0') || !p.isWellFormed()) {
       throw new TypeError(`expected an absolute host path for hostReadPaths[${i}]`);
     }
   });
@@ -101,7 +102,7 @@ function parseOptions(options) {
   for (const key of Object.keys(options)) {
     if (!OPTIONS.includes(key)) throw new TypeError(`unknown option "${key}" (allowed: ${OPTIONS.join(', ')})`);
   }
-  const namespaces = options.namespaces ?? 'prefer';
+  const namespaces = options.namespaces ?? 'require';
   if (!NAMESPACE_MODES.includes(namespaces)) {
     throw new TypeError(`expected one of ${NAMESPACE_MODES.join(', ')} for namespaces`);
   }
@@ -196,18 +197,15 @@ const STAGE_MESSAGES = {
   'landlock-unavailable': [
     'Landlock is not available on this kernel, so the command cannot be confined', ['landlock-fs'],
   ],
-  'network-unenforceable': [
-    'network is off, but this kernel\'s Landlock (ABI < 4) cannot block TCP; pass { network: true } ' +
-      'if the command may use the network', ['landlock-net'],
-  ],
   'namespaces-unavailable': [
-    'user namespaces are not available here, and this command needs them: it runs as root, or ' +
-      'a read-only or delete-blocked mount lies inside a writable one, or namespaces: "require" was given',
+    'unprivileged user namespaces are not available here. Without them read-only files can still ' +
+      'be chmod-ed and touched, and processes can outlive the command (pass namespaces: "prefer" ' +
+      'to run without them where the rest suffices)',
     ['namespaces'],
   ],
   'namespaces-required': [
-    'namespaces: "off" was given, but this command needs the namespace layer: it runs as root, or ' +
-      'a read-only or delete-blocked mount lies inside a writable one',
+    'the namespace layer is required here: the command runs as root, or a read-only or ' +
+      'delete-blocked mount lies inside a writable one',
     ['namespaces'],
   ],
 };
@@ -303,15 +301,24 @@ function killGroup(pid) {
   }
 }
 
-// Spawns the launcher and collects what the command produced.
+// Spawns the launcher (policy on fd 4, status back on fd 3: never in argv, which every process
+// can read) and collects what the command produced.
 function run(policy, opts) {
   return new Promise((resolve, reject) => {
-    const child = spawn(launcherPath(), [JSON.stringify(policy)], {
-      stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
-      env: {}, // nothing from our environment reaches the launcher (LD_PRELOAD and the like)
-      cwd: '/',
-      detached: true, // its own process group, killed as a whole
-    });
+    let child;
+    try {
+      child = spawn(launcherPath(), [], {
+        stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe'],
+        env: {}, // nothing from our environment reaches the launcher (LD_PRELOAD and the like)
+        cwd: '/',
+        detached: true, // its own process group, killed as a whole
+      });
+    } catch (err) {
+      reject(new ExecError(`cannot start the exec launcher: ${err.code || err.message}`, undefined, 'spawn'));
+      return;
+    }
+    child.stdio[4].on('error', () => {}); // a launcher that died early reports on fd 3 or its status
+    child.stdio[4].end(JSON.stringify(policy));
     const stdout = new Capture(opts.maxOutputBytes);
     const stderr = new Capture(opts.maxOutputBytes);
     let statusText = '';
@@ -350,10 +357,12 @@ async function exec(sandbox, handle, argv, options = {}) {
   const cwd = await hostCwd(sandbox, opts.cwd);
   const sandboxPaths = handle.execPaths();
   const tmp = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'mount-sandbox-exec-'));
+  let enforced = null;
   try {
     const policy = launchPolicy(sandboxPaths, opts, argv, cwd, tmp);
     const ran = await run(policy, opts);
     const { status } = ran;
+    enforced = status.ok;
     if (status.error) throw launchError(status.error.stage, status.error.errno, opts.cwd);
     if (!status.ok) {
       if (ran.timedOut) throw new ExecError('the exec launcher did not start in time', undefined, 'start');
@@ -380,8 +389,28 @@ async function exec(sandbox, handle, argv, options = {}) {
     result.stderr = guidingNotes(result, sandbox, cwd, opts.network);
     return result;
   } finally {
-    await fs.promises.rm(tmp, { recursive: true, force: true, maxRetries: 2 }).catch(() => {});
+    await removeTempDir(tmp, enforced);
   }
+}
+
+// Without the PID namespace a process of the command may still run and swap directories for
+// symlinks while we delete: then the deletion itself runs confined to the temp directory.
+async function removeTempDir(tmp, enforced) {
+  if (enforced && enforced.layers.includes('pid-namespace')) {
+    await fs.promises.rm(tmp, { recursive: true, force: true, maxRetries: 2 });
+    return;
+  }
+  const policy = {
+    argv: ['/bin/rm', '-rf', '--', tmp],
+    env: [`PATH=${DEFAULT_PATH}`],
+    cwd: '/',
+    paths: [...SYSTEM_PATHS, ...ETC_ENTRIES].map((p) => ({ path: p, access: 'read' }))
+      .concat([{ path: path.dirname(tmp), access: 'read' }, { path: tmp, access: 'write' }]),
+    namespaces: 'prefer',
+    allowWeaker: true,
+  };
+  await run(policy, { timeoutMs: MAX_TIMEOUT_MS, maxOutputBytes: 1024 }).catch(() => {});
+  await fs.promises.rmdir(tmp).catch(() => {}); // its parent is not the command's to swap
 }
 
 module.exports = { exec, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES };

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <charconv>
@@ -178,6 +179,25 @@ Result<ExecPolicy> parse_exec_policy(std::string_view json) {
   if (doc.current_location().get(trailing) == simdjson::SUCCESS) return Errc::invalid_config;
   if (policy.argv.empty() || policy.cwd.empty()) return Errc::invalid_config;
   return policy;
+}
+
+Status canonicalize_paths(ExecPolicy& policy) {
+  auto fds = open_policy_paths(policy);
+  if (!fds) return fds.error();
+  for (std::size_t i = 0; i < policy.paths.size(); ++i) {
+    if (!fds.value()[i].valid()) continue;
+    const std::string link = "/proc/self/fd/" + std::to_string(fds.value()[i].get());
+    char buf[4096];
+    ssize_t n = ::readlink(link.c_str(), buf, sizeof buf);
+    if (n <= 0 || static_cast<std::size_t>(n) >= sizeof buf || buf[0] != '/') {
+      Error e{Errc::io_error};
+      e.sys_errno = n < 0 ? errno : ENAMETOOLONG;
+      e.index = i;
+      return e;
+    }
+    policy.paths[i].path.assign(buf, static_cast<std::size_t>(n));
+  }
+  return ok_status();
 }
 
 Result<std::vector<UniqueFd>> open_policy_paths(const ExecPolicy& policy) {

@@ -50,6 +50,11 @@ struct ExecPolicy {
 // strings holding NUL.
 Result<ExecPolicy> parse_exec_policy(std::string_view json);
 
+// Replaces each path by the one the kernel reports for it (symlinks resolved), so containment
+// between paths can be judged on strings. Fails like open_policy_paths; a path with an id that
+// does not exist is io_error with sys_errno ENOENT.
+Status canonicalize_paths(ExecPolicy& policy);
+
 // Opens every path of the policy as an O_PATH descriptor (same order; an invalid descriptor
 // for a system path that does not exist here). Fails with symlink_escape when a path with an
 // id now names another inode, io_error (sys_errno) otherwise; Error::index names the path.

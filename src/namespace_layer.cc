@@ -137,6 +137,18 @@ Status remount(const ExecPolicy& policy, std::vector<UniqueFd>& fds) {
   return ok_status();
 }
 
+Status mount_private_proc(const ExecPolicy& policy, std::vector<UniqueFd>& fds) {
+  if (::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, nullptr) !=
+      0) {
+    return sys_error(errno);
+  }
+  for (std::size_t i = 0; i < policy.paths.size() && i < fds.size(); ++i) {
+    if (!path_is_within(policy.paths[i].path, "/proc")) continue;
+    fds[i].reset(::open(policy.paths[i].path.c_str(), O_PATH | O_CLOEXEC));
+  }
+  return ok_status();
+}
+
 bool needs_read_only_binds(const ExecPolicy& policy) noexcept {
   return std::any_of(policy.paths.begin(), policy.paths.end(), [&](const ExecPath& entry) {
     if (entry.access == PathAccess::device) return false;

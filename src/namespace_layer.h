@@ -24,4 +24,9 @@ Status enter_namespaces();
 // it. Fails with io_error (sys_errno), or symlink_escape when a reopened path names another inode.
 Status remount(const ExecPolicy& policy, std::vector<UniqueFd>& fds);
 
+// In the new PID namespace's first process: a procfs of that namespace over /proc, read-only, so
+// the command sees only its own processes (not the host's command lines). Policy paths at or
+// under /proc are reopened on it. Fails with io_error (sys_errno); then /proc stays the host's.
+Status mount_private_proc(const ExecPolicy& policy, std::vector<UniqueFd>& fds);
+
 }  // namespace msb

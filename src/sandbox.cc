@@ -457,20 +457,27 @@ Result<std::vector<ExecPath>> Sandbox::exec_paths() const {
   std::vector<ExecPath> out;
   const std::vector<Mount>& mounts = table_.mounts();
   for (std::size_t i = 0; i < mounts.size(); ++i) {
+    const PathAccess access = exec_access(mounts[i]);
     auto fd = mounts[i].anchor->fd(resolver_);
-    if (!fd && fd.error().code == Errc::not_found) continue;  // nothing there to grant yet
+    // A writable source that does not exist yet grants nothing. A read-only one must exist: a
+    // command could otherwise create it, inside a writable source, and write there.
+    if (!fd && fd.error().code == Errc::not_found && access != PathAccess::read) continue;
     if (!fd) {
       Error e = fd.error();
       e.index = i;
       return e;
     }
-    out.push_back({mounts[i].anchor->host_path(), exec_access(mounts[i]), mounts[i].anchor->id()});
+    out.push_back({mounts[i].anchor->host_path(), access, mounts[i].anchor->id()});
   }
-  for (const Mount& hidden : table_.hidden()) {
-    // A hidden source that does not exist has nothing to keep read-only.
-    if (hidden.anchor->fd(resolver_)) {
-      out.push_back({hidden.anchor->host_path(), PathAccess::protect, hidden.anchor->id()});
+  const std::vector<Mount>& hidden = table_.hidden();
+  for (std::size_t i = 0; i < hidden.size(); ++i) {
+    auto fd = hidden[i].anchor->fd(resolver_);
+    if (!fd) {
+      Error e = fd.error();
+      e.index = mounts.size() + i;
+      return e;
     }
+    out.push_back({hidden[i].anchor->host_path(), PathAccess::protect, hidden[i].anchor->id()});
   }
   return out;
 }

@@ -111,9 +111,8 @@ class Sandbox {
 
   // What a command confined to this view may do on the host: each mount's source (pinned, with
   // its identity) read-only or writable, then the sources of hidden restrictive mounts, to be
-  // kept read-only. Sources that do not exist yet are left out (the command cannot reach what is
-  // not there); one that cannot be opened otherwise fails (Error::index = its position in
-  // table().mounts()).
+  // kept read-only. Writable sources that do not exist yet are left out; any other source that
+  // cannot be opened fails (Error::index = its position in table().mounts(), then in hidden()).
   Result<std::vector<ExecPath>> exec_paths() const;
 
   const MountTable& table() const noexcept { return table_; }

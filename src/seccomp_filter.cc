@@ -2,9 +2,7 @@
 
 #include <linux/audit.h>
 #include <linux/seccomp.h>
-#include <netinet/in.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
 
 #include <cerrno>
@@ -33,17 +31,11 @@ constexpr std::uint32_t deny_with(int err) {
   return SECCOMP_RET_ERRNO | (static_cast<std::uint32_t>(err) & SECCOMP_RET_DATA);
 }
 
-// Low 32 bits of argument i: socket()'s arguments are ints, which the kernel truncates to.
-constexpr std::uint32_t arg_offset(int i) {
-  return static_cast<std::uint32_t>(offsetof(seccomp_data, args) + 8 * static_cast<std::size_t>(i));
-}
-
 // A tiny assembler: conditional jumps name the index of their target, resolved at the end
 // (classic BPF only jumps forward, by at most 255).
 class Program {
  public:
   void load(std::uint32_t offset) { emit(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offset)); }
-  void and_mask(std::uint32_t mask) { emit(BPF_STMT(BPF_ALU | BPF_AND | BPF_K, mask)); }
   void ret(std::uint32_t action) { emit(BPF_STMT(BPF_RET | BPF_K, action)); }
   // if (A == k) goto target; fall through otherwise.
   void jump_if_equal(std::uint32_t k, const char* target) { jump(BPF_JEQ, k, target); }
@@ -88,26 +80,11 @@ void deny_io_uring(Program& p) {
   }
 }
 
-// socket(domain, type, protocol): only AF_INET/AF_INET6 + SOCK_STREAM + TCP, which Landlock
-// then confines.
-void only_tcp_sockets(Program& p) {
-  p.label("socket");
-  p.load(arg_offset(0));
-  p.jump_if_equal(AF_INET, "inet");
-  p.jump_if_equal(AF_INET6, "inet");
-  p.ret(deny_with(EACCES));
-  p.label("inet");
-  p.load(arg_offset(1));
-  p.and_mask(~static_cast<std::uint32_t>(SOCK_NONBLOCK | SOCK_CLOEXEC));
-  p.jump_if_equal(SOCK_STREAM, "stream");
-  p.ret(deny_with(EACCES));
-  p.label("stream");
-  p.load(arg_offset(2));
-  p.jump_if_equal(0, "tcp");
-  p.jump_if_equal(IPPROTO_TCP, "tcp");
-  p.ret(deny_with(EACCES));
-  p.label("tcp");
-  p.ret(kAllow);
+void deny_mount_api(Program& p) {
+  for (std::uint32_t nr : {SYS_mount, SYS_umount2, SYS_pivot_root, SYS_open_tree, SYS_move_mount,
+                           SYS_fsopen, SYS_fsconfig, SYS_fsmount, SYS_fspick, SYS_mount_setattr}) {
+    p.jump_if_equal(nr, "no_mount");
+  }
 }
 
 }  // namespace
@@ -122,14 +99,17 @@ std::vector<sock_filter> seccomp_program(bool network) {
   p.load(offsetof(seccomp_data, nr));
   if (kForeignSyscallBit != 0) p.jump_if_at_least(kForeignSyscallBit, "foreign");
   deny_io_uring(p);
-  if (!network) p.jump_if_equal(SYS_socket, "socket");
-  p.label("allow");
+  deny_mount_api(p);
+  if (!network) p.jump_if_equal(SYS_socket, "no_socket");
   p.ret(kAllow);
   p.label("no_io_uring");
   p.ret(deny_with(ENOSYS));  // callers fall back to ordinary syscalls
+  p.label("no_mount");
+  p.ret(deny_with(EPERM));
+  p.label("no_socket");
+  p.ret(deny_with(EACCES));
   p.label("foreign");
   p.ret(kKill);
-  if (!network) only_tcp_sockets(p);
   return p.finish();
 }
 

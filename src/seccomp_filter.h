@@ -1,6 +1,8 @@
 // The launcher's seccomp filter: what Landlock cannot express. Always: no io_uring (its
-// operations bypass syscall filtering). With the network off: sockets other than TCP over
-// IPv4/IPv6 (TCP itself is Landlock's), so no UDP, raw, packet, netlink or unix sockets.
+// operations bypass syscall filtering) and no mount API (mount, open_tree, mount_setattr, ...:
+// the read-only remounts must stay). With the network off: no socket() at all, so no TCP (Landlock
+// checks connect and bind, but not a TCP Fast Open sendto or listen's automatic bind), UDP, raw,
+// packet, netlink or unix sockets. socketpair() stays: it reaches nothing outside.
 #pragma once
 
 #include <linux/filter.h>
