@@ -266,8 +266,10 @@ function outcome(status, code, signal) {
 }
 
 const PERMISSION_PATTERN = /Permission denied|Operation not permitted|Read-only file system|\bE(?:ACCES|PERM|ROFS)\b/;
+// Socket calls refused with the network off: "connect EACCES" (Node), "socket: Permission
+// denied" (curl, Python), failed name lookups (no UDP for DNS).
 const NETWORK_PATTERN =
-  /Network is unreachable|\bENETUNREACH\b|\bEAI_AGAIN\b|name resolution|Could not resolve|Name or service not known|getaddrinfo|connect\(?\)?:? (?:Permission denied|EACCES)|\bconnect EACCES\b/i;
+  /Network is unreachable|\bENETUNREACH\b|\bEAI_AGAIN\b|name resolution|Could not resolve|Name or service not known|getaddrinfo|\b(?:connect|socket|bind|listen|send|sendto)(?:\(\))?:? (?:Permission denied|EACCES)\b/i;
 
 // Writable virtual paths, each with where the command sees it relative to its directory.
 function writableNote(sandbox, hostCwdPath) {
