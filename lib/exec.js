@@ -204,8 +204,9 @@ const STAGE_MESSAGES = {
     ['namespaces'],
   ],
   'namespaces-required': [
-    'the namespace layer is required here: the command runs as root, or a read-only or ' +
-      'delete-blocked mount lies inside a writable one',
+    'the namespace layer is indispensable here (the command runs as root, or a read-only or ' +
+      'delete-blocked mount lies inside a writable one), and it is unavailable on this kernel or ' +
+      'namespaces: "off" was given',
     ['namespaces'],
   ],
 };
@@ -222,6 +223,9 @@ function launchError(stage, errno, cwd) {
   if (stage === 'cwd') return new ExecError(`cannot enter the working directory ${cwd}${reason}`, cwd, stage);
   if (stage === 'path-changed') {
     return new ExecError('a mount source of this sandbox was replaced on disk since the sandbox was made; refusing to run', undefined, stage);
+  }
+  if (stage === 'path') {
+    return new ExecError(`a mount source of this sandbox cannot be opened${reason}: it was moved or removed since the sandbox was made; refusing to run`, undefined, stage);
   }
   return new ExecError(`the exec launcher failed at "${stage}"${reason}`, undefined, stage);
 }

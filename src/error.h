@@ -78,6 +78,13 @@ class Result {
   std::variant<T, Error> state_;
 };
 
+// A failed system call the core does not map to a refusal of its own (the exec launcher's steps).
+inline Error sys_error(int err) {
+  Error e{Errc::io_error};
+  e.sys_errno = err;
+  return e;
+}
+
 struct Unit {};
 using Status = Result<Unit>;
 inline Status ok_status() {

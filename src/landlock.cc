@@ -75,12 +75,6 @@ std::size_t ruleset_attr_size(int abi) {
   return offsetof(RulesetAttr, handled_access_net);
 }
 
-Error sys_error(int err) {
-  Error e{Errc::io_error};
-  e.sys_errno = err;
-  return e;
-}
-
 Status add_path_rule(int ruleset, PathAccess access, int fd, std::uint64_t handled) {
   std::uint64_t rights = rights_for(access, handled);
   if (rights == 0 || fd < 0) return ok_status();

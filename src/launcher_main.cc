@@ -153,12 +153,10 @@ struct Layers {
   }
 };
 
-// Namespaces are required unless the caller asked for less: without them read-only paths can be
-// chmod'ed and processes outlive the command. Always where Landlock alone would leave a
-// read-only path writable, and for root, whose chmod/chown reach every file Landlock shows it.
-bool namespaces_required(const msb::ExecPolicy& policy) {
-  return policy.namespaces == msb::NamespaceMode::require || msb::needs_read_only_binds(policy) ||
-         ::geteuid() == 0;
+// Where Landlock alone would leave a read-only path writable, and for root, whose chmod/chown
+// reach every file Landlock shows it, no option does without the namespace layer.
+bool namespaces_indispensable(const msb::ExecPolicy& policy) {
+  return msb::needs_read_only_binds(policy) || ::geteuid() == 0;
 }
 
 bool enter_namespaces(const msb::ExecPolicy& policy, Layers& layers) {
@@ -175,10 +173,11 @@ bool enter_namespaces(const msb::ExecPolicy& policy, Layers& layers) {
       fail("namespaces", entered.error().sys_errno);
     err = entered.error().sys_errno;
   }
-  if (namespaces_required(policy) && !policy.allow_weaker) {
-    fail(policy.namespaces == msb::NamespaceMode::off ? "namespaces-required"
-                                                      : "namespaces-unavailable",
-         err);
+  // Without them read-only paths can be chmod'ed and processes outlive the command: only an
+  // explicit "prefer" or "off" does without them.
+  if (!policy.allow_weaker) {
+    if (namespaces_indispensable(policy)) fail("namespaces-required", err);
+    if (policy.namespaces == msb::NamespaceMode::require) fail("namespaces-unavailable", err);
   }
   layers.miss("namespaces");
   return false;

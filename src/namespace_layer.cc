@@ -15,12 +15,6 @@
 namespace msb {
 namespace {
 
-Error sys_error(int err) {
-  Error e{Errc::io_error};
-  e.sys_errno = err;
-  return e;
-}
-
 bool grants_write(PathAccess access) {
   return access == PathAccess::write || access == PathAccess::write_keep;
 }

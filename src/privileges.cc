@@ -11,12 +11,6 @@
 namespace msb {
 namespace {
 
-Error sys_error(int err) {
-  Error e{Errc::io_error};
-  e.sys_errno = err;
-  return e;
-}
-
 bool has_setpcap() {
   __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
   __user_cap_data_struct data[2]{};

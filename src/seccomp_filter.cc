@@ -117,11 +117,7 @@ Status apply_seccomp(bool network) {
   std::vector<sock_filter> code = seccomp_program(network);
   if (code.empty()) return Errc::unsupported;
   sock_fprog program{static_cast<unsigned short>(code.size()), code.data()};
-  if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program, 0, 0) != 0) {
-    Error e{Errc::io_error};
-    e.sys_errno = errno;
-    return e;
-  }
+  if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program, 0, 0) != 0) return sys_error(errno);
   return ok_status();
 }
 
