@@ -10,6 +10,7 @@ const path = require('path');
 const fs = require('fs');
 const ms = require('../lib/index.js');
 const { rulesFor } = require('../lib/errors.js');
+const { addProtectedFiles } = require('../lib/protected.js');
 
 const USAGE = `Usage:
   mount-sandbox check [dir]
@@ -172,7 +173,7 @@ async function explain(args) {
 async function sandboxFor(args) {
   const config = await loadConfig(args.flags.config);
   const programSandbox = ms.sandboxConfigFrom(config);
-  let sandbox = programSandbox === null ? null : ms.createMountSandbox(programSandbox);
+  let sandbox = programSandbox === null ? null : addProtectedFiles(ms.createMountSandbox(programSandbox), [config.file]);
   if (args.flags.worker) {
     if (!fs.existsSync(args.flags.worker)) throw new UsageError(`${path.resolve(args.flags.worker)} does not exist`);
     sandbox = ms.sandboxForWorker(sandbox, await ms.loadWorkerFile(args.flags.worker));

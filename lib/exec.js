@@ -10,6 +10,7 @@ const os = require('os');
 const path = require('path');
 const { launcherPath } = require('./launcher');
 const { ExecEnforcementError, ExecError } = require('./errors');
+const { protectedFiles } = require('./protected');
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const MAX_TIMEOUT_MS = 300_000;
@@ -137,7 +138,7 @@ async function hostCwd(sandbox, cwd) {
   return host;
 }
 
-function launchPolicy(sandboxPaths, opts, argv, cwd, tmp) {
+function launchPolicy(sandboxPaths, protectedPaths, opts, argv, cwd, tmp) {
   const env = environment(opts.env, tmp);
   const read = (p) => ({ path: p, access: 'read' });
   return {
@@ -151,6 +152,7 @@ function launchPolicy(sandboxPaths, opts, argv, cwd, tmp) {
       ...DEVICES.map((p) => ({ path: p, access: 'device' })),
       { path: tmp, access: 'write' },
       ...sandboxPaths,
+      ...protectedPaths.map((p) => ({ path: p, access: 'protect' })),
     ],
     network: opts.network,
     namespaces: opts.namespaces,
@@ -202,6 +204,11 @@ const STAGE_MESSAGES = {
       'be chmod-ed and touched, and processes can outlive the command (pass namespaces: "prefer" ' +
       'to run without them where the rest suffices)',
     ['namespaces'],
+  ],
+  'private-proc-unavailable': [
+    'a private /proc cannot be mounted here (the host /proc has masked paths, as in containers), ' +
+      'and the host\'s would show every host process and its command line',
+    ['private-proc'],
   ],
   'namespaces-required': [
     'the namespace layer is indispensable here (the command runs as root, or a read-only or ' +
@@ -365,7 +372,8 @@ async function exec(sandbox, handle, argv, options = {}) {
   const tmp = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'mount-sandbox-exec-'));
   let enforced = null;
   try {
-    const policy = launchPolicy(sandboxPaths, opts, argv, cwd, tmp);
+    const protectedPaths = protectedFiles(sandbox).filter((file) => fs.existsSync(file));
+    const policy = launchPolicy(sandboxPaths, protectedPaths, opts, argv, cwd, tmp);
     const ran = await run(policy, opts);
     const { status } = ran;
     enforced = status.ok;

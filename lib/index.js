@@ -11,6 +11,7 @@ const { errorFromCode, invalidPath, writablePathsOf, readablePathsOf } = errors;
 const { readAttachments, DEFAULT_ATTACHMENT_POLICY } = require('./attachments');
 const program = require('./program');
 const { exec } = require('./exec');
+const { protectedFiles, addProtectedFiles } = require('./protected');
 
 const DEFAULT_GLOB_LIMIT = 1000;
 const MAX_GLOB_LIMIT = 100000;
@@ -286,7 +287,7 @@ class MountSandbox {
       throw new TypeError(`expected a boolean for readonly, got ${typeof readonly}`);
     }
     const approval = tighteningApproval(restriction.approval);
-    return new MountSandbox(this[NATIVE].restrict(sub, readonly, approval));
+    return addProtectedFiles(new MountSandbox(this[NATIVE].restrict(sub, readonly, approval)), protectedFiles(this));
   }
 
   // Keeps only the named zones (top-level mounts), each optionally read-only.
@@ -304,7 +305,7 @@ class MountSandbox {
     const names = requests.map((r) => r.name);
     const twice = names.find((n, i) => names.indexOf(n) !== i);
     if (twice !== undefined) throw new TypeError(`zone "${twice}" is requested twice`);
-    return new MountSandbox(this[NATIVE].selectZones(requests));
+    return addProtectedFiles(new MountSandbox(this[NATIVE].selectZones(requests)), protectedFiles(this));
   }
 
   getConfig() {
@@ -388,7 +389,8 @@ async function createTestSandbox() {
 // createMountSandboxAsync does), or null when it has no sandbox section: no file access.
 async function createSandboxFromConfig(programConfig) {
   const config = program.sandboxConfigFrom(programConfig);
-  return config === null ? null : createMountSandboxAsync(config);
+  if (config === null) return null;
+  return addProtectedFiles(await createMountSandboxAsync(config), [programConfig.file]);
 }
 
 module.exports = {

@@ -6,6 +6,7 @@
 const fs = require('fs');
 const path = require('path');
 const native = require('./native');
+const { addProtectedFiles } = require('./protected');
 const {
   ConfigFileError,
   PermissionEscalationError,
@@ -153,12 +154,13 @@ function sandboxForWorker(parent, worker) {
       `${workerLabel(worker)} declares sandbox restrictions but parent has no sandbox`, worker.name);
   }
   try {
-    if (decl.kind === 'zones') return parent.selectZones(decl.zones);
+    const workerFile = worker.file ? [worker.file] : [];
+    if (decl.kind === 'zones') return addProtectedFiles(parent.selectZones(decl.zones), workerFile);
     const restriction = {};
     if (decl.restrict !== undefined) restriction.restrict = decl.restrict;
     if (decl.readonly !== undefined) restriction.readonly = decl.readonly;
     if (decl.approval !== undefined) restriction.approval = decl.approval;
-    return parent.restrict(restriction);
+    return addProtectedFiles(parent.restrict(restriction), workerFile);
   } catch (error) {
     if (error.code === 'ZONE_NOT_FOUND' || (decl.kind === 'zones' && error.code === 'PERMISSION_ESCALATION')) {
       throw zoneError(error, worker, parent);

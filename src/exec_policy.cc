@@ -200,6 +200,48 @@ Status canonicalize_paths(ExecPolicy& policy) {
   return ok_status();
 }
 
+namespace {
+
+// Lower is more restrictive; a protected path that is also readable stays readable.
+int restriction_rank(PathAccess access) {
+  switch (access) {
+    case PathAccess::protect: return 0;
+    case PathAccess::read: return 1;
+    case PathAccess::write_keep: return 2;
+    case PathAccess::write: return 3;
+    case PathAccess::device: return 4;
+  }
+  return 0;
+}
+
+PathAccess merged_access(PathAccess a, PathAccess b) {
+  if (a == PathAccess::protect || b == PathAccess::protect) {
+    PathAccess other = a == PathAccess::protect ? b : a;
+    return other == PathAccess::protect ? other : PathAccess::read;
+  }
+  return restriction_rank(a) <= restriction_rank(b) ? a : b;
+}
+
+}  // namespace
+
+void merge_duplicate_paths(ExecPolicy& policy) {
+  std::vector<ExecPath> merged;
+  for (ExecPath& entry : policy.paths) {
+    ExecPath* same = nullptr;
+    for (ExecPath& kept : merged) {
+      const bool devices = kept.access == PathAccess::device || entry.access == PathAccess::device;
+      if (kept.path == entry.path && !devices) same = &kept;
+    }
+    if (same == nullptr) {
+      merged.push_back(std::move(entry));
+    } else {
+      same->access = merged_access(same->access, entry.access);
+      if (!same->id) same->id = entry.id;
+    }
+  }
+  policy.paths = std::move(merged);
+}
+
 Result<std::vector<UniqueFd>> open_policy_paths(const ExecPolicy& policy) {
   std::vector<UniqueFd> fds;
   for (const ExecPath& entry : policy.paths) {

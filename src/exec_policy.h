@@ -55,6 +55,11 @@ Result<ExecPolicy> parse_exec_policy(std::string_view json);
 // does not exist is io_error with sys_errno ENOENT.
 Status canonicalize_paths(ExecPolicy& policy);
 
+// One entry per path, with the most restrictive access given to it (read-only wins, as in the
+// file API): a directory mounted both read-only and writable must not be bound writable, nor
+// have Landlock rights added up. Devices are left as they are. Run after canonicalize_paths.
+void merge_duplicate_paths(ExecPolicy& policy);
+
 // Opens every path of the policy as an O_PATH descriptor (same order; an invalid descriptor
 // for a system path that does not exist here). Fails with symlink_escape when a path with an
 // id now names another inode, io_error (sys_errno) otherwise; Error::index names the path.

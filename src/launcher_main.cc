@@ -167,6 +167,11 @@ bool enter_namespaces(const msb::ExecPolicy& policy, Layers& layers) {
       layers.apply("user-namespace");
       layers.apply("mount-namespace");
       layers.apply("pid-namespace");
+      // Nested user namespaces would hand the command capabilities again (netlink, nf_tables).
+      if (msb::forbid_nested_user_namespaces())
+        layers.apply("no-nested-user-namespaces");
+      else
+        layers.miss("no-nested-user-namespaces");
       return true;
     }
     if (entered.error().code != msb::Errc::unsupported)
@@ -242,10 +247,13 @@ void confine(const msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds, Lay
   pollfd parent_alive{status_pipe, POLLOUT, 0};
   if (::poll(&parent_alive, 1, 0) < 0 || (parent_alive.revents & POLLERR) != 0)
     ::_exit(kLaunchFailed);
-  if (msb::mount_private_proc(policy, fds))
+  // The host's /proc would show every host process and its command line.
+  if (msb::Status proc = msb::mount_private_proc(policy, fds); proc) {
     layers.apply("private-proc");
-  else
+  } else {
+    if (!policy.allow_weaker) fail("private-proc-unavailable", proc.error().sys_errno);
     layers.miss("private-proc");
+  }
   confine(policy, fds, layers);
   pid_t command = ::fork();
   if (command < 0) fail("fork", errno);
@@ -288,6 +296,9 @@ void confine(const msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds, Lay
 }  // namespace
 
 int main(int argc, char**) {
+  // If the caller dies, so do we (and with us, the PID namespace): nothing outlives it.
+  const pid_t caller = ::getppid();
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != caller) return kLaunchFailed;
   if (::fcntl(kStatusFd, F_GETFD) < 0 || ::fcntl(kPolicyFd, F_GETFD) < 0) return kLaunchFailed;
   if (::fcntl(kStatusFd, F_SETFD, FD_CLOEXEC) != 0) fail("status-fd", errno);
   if (argc != 1) fail("usage", 0);
@@ -304,6 +315,7 @@ int main(int argc, char**) {
     fail(canonical.error().code == msb::Errc::symlink_escape ? "path-changed" : "path",
          canonical.error().sys_errno);
   }
+  msb::merge_duplicate_paths(policy);
   const bool in_namespaces = enter_namespaces(policy, layers);
   std::vector<msb::UniqueFd> fds = open_paths(policy);
   if (in_namespaces) {

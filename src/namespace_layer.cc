@@ -131,6 +131,10 @@ Status remount(const ExecPolicy& policy, std::vector<UniqueFd>& fds) {
   return ok_status();
 }
 
+Status forbid_nested_user_namespaces() {
+  return write_file("/proc/sys/user/max_user_namespaces", "0");
+}
+
 Status mount_private_proc(const ExecPolicy& policy, std::vector<UniqueFd>& fds) {
   if (::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, nullptr) !=
       0) {

@@ -18,6 +18,10 @@ bool needs_read_only_binds(const ExecPolicy& policy) noexcept;
 // (then nothing changed), io_error (sys_errno) when the id maps cannot be written.
 Status enter_namespaces();
 
+// In our user namespace: no further user namespaces below it (max_user_namespaces = 0). Fails
+// with io_error (sys_errno).
+Status forbid_nested_user_namespaces();
+
 // In the new mount namespace: everything read-only, then the writable paths bound writable and
 // the read-only paths inside them bound read-only again. `fds` are the policy's paths opened
 // (by open_policy_paths) after entering the namespace; those below a new bind are reopened on

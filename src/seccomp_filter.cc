@@ -80,10 +80,16 @@ void deny_io_uring(Program& p) {
   }
 }
 
+// The caller's session keyring is inherited; its keys are not the command's.
+void deny_keyrings(Program& p) {
+  for (std::uint32_t nr : {SYS_keyctl, SYS_add_key, SYS_request_key})
+    p.jump_if_equal(nr, "refused");
+}
+
 void deny_mount_api(Program& p) {
   for (std::uint32_t nr : {SYS_mount, SYS_umount2, SYS_pivot_root, SYS_open_tree, SYS_move_mount,
                            SYS_fsopen, SYS_fsconfig, SYS_fsmount, SYS_fspick, SYS_mount_setattr}) {
-    p.jump_if_equal(nr, "no_mount");
+    p.jump_if_equal(nr, "refused");
   }
 }
 
@@ -100,11 +106,12 @@ std::vector<sock_filter> seccomp_program(bool network) {
   if (kForeignSyscallBit != 0) p.jump_if_at_least(kForeignSyscallBit, "foreign");
   deny_io_uring(p);
   deny_mount_api(p);
+  deny_keyrings(p);
   if (!network) p.jump_if_equal(SYS_socket, "no_socket");
   p.ret(kAllow);
   p.label("no_io_uring");
   p.ret(deny_with(ENOSYS));  // callers fall back to ordinary syscalls
-  p.label("no_mount");
+  p.label("refused");
   p.ret(deny_with(EPERM));
   p.label("no_socket");
   p.ret(deny_with(EACCES));

@@ -913,3 +913,80 @@ describe('[landlock-fs] restricted child sandboxes', () => {
     expect(fs.existsSync(path.join(root, 'new-in-parent.txt'))).toBe(false);
   });
 });
+
+describe('[mount-namespace] what the second review found', () => {
+  needs('mount-namespace')('[mount-namespace] a directory mounted both read-only and writable stays read-only, whichever target names it', async () => {
+    const shared = path.join(base, 'shared');
+    write(path.join(shared, 'f.txt'), 'shared');
+    const before = snapshotTree(shared);
+    for (const order of [[true, false], [false, true]]) {
+      const twice = createMountSandbox({
+        root,
+        readonly: true,
+        mounts: [
+          { source: shared, target: '/a', readonly: order[0] },
+          { source: shared, target: '/b', readonly: order[1] },
+        ],
+      });
+      const cwd = order[0] ? '/b' : '/a'; // the writable one
+      const result = await run(twice, ['sh', '-c', 'echo pwned > f.txt; chmod 600 f.txt; echo new > g.txt'], { cwd });
+      expect(result.exitCode).not.toBe(0);
+      expect(snapshotTree(shared)).toEqual(before);
+    }
+  });
+
+  needs('mount-namespace')('[mount-namespace] the program config and the worker file cannot be rewritten by the commands they confine', async () => {
+    const { findProgramConfig, createSandboxFromConfig, loadWorkerFile, sandboxForWorker } = require('../lib');
+    const project = path.join(base, 'project');
+    write(path.join(project, 'golem-forge.config.yaml'), 'sandbox:\n  root: .\n');
+    write(path.join(project, 'work', 'w.txt'), 'w');
+    write(path.join(project, 'w.worker'), '---\nname: w\nsandbox:\n  restrict: /work\n---\nWork.\n');
+    const before = snapshotTree(project, { contents: true });
+    const main = await createSandboxFromConfig(await findProgramConfig(project));
+    // The main worker may write the project (worker files included: a child never gets more than
+    // its parent), but not the config its own sandbox comes from.
+    const widen = 'printf "sandbox:\\n  root: /\\n" > golem-forge.config.yaml || ' +
+      'rm -f golem-forge.config.yaml || mv golem-forge.config.yaml moved.yaml';
+    const result = await run(main, ['sh', '-c', widen]);
+    expect(result.exitCode).not.toBe(0);
+    const child = sandboxForWorker(main, await loadWorkerFile(path.join(project, 'w.worker')));
+    const fromChild = await run(child, ['sh', '-c', 'echo > ../w.worker; failed=$?; echo ok > w.txt; exit $failed']);
+    expect(fromChild.exitCode).not.toBe(0);
+    expect(fs.readFileSync(path.join(project, 'work', 'w.txt'), 'utf8')).toBe('ok\n'); // it did run
+    write(path.join(project, 'work', 'w.txt'), 'w');
+    expect(snapshotTree(project, { contents: true })).toEqual(before);
+  });
+
+  needs('user-namespace')('[user-namespace] the command cannot create user namespaces of its own', async () => {
+    const result = await run(sandbox, ['unshare', '--user', '--map-root-user', 'true']);
+    expect(result.exitCode).not.toBe(0);
+    expect(result.enforcement.layers).toContain('no-nested-user-namespaces');
+  });
+
+  (process.arch === 'x64' ? needsPerl('seccomp') : skipped('the keyctl number below is x86_64\'s'))(
+    '[seccomp] the caller\'s session keyring is out of reach (keyctl is refused)', async () => {
+      // keyctl(KEYCTL_GET_KEYRING_ID, KEY_SPEC_SESSION_KEYRING, 0) is syscall 250 on x86_64.
+      const result = await run(sandbox, [PERL, '-e', 'my $r = syscall(250, 0, -3, 0); print "$r $!"']);
+      expect(result.stdout).toMatch(/^-1 Operation not permitted/);
+    });
+
+  needs('pid-namespace')('[pid-namespace] when the caller dies, the command dies with it', async () => {
+    const marker = path.join(root, 'marker');
+    const script = `
+      const { createMountSandbox } = require(${JSON.stringify(path.join(__dirname, '..', 'lib'))});
+      createMountSandbox({ root: ${JSON.stringify(root)} })
+        .exec(['sh', '-c', 'while :; do echo x >> marker; sleep 0.05; done'], ${JSON.stringify({ ...EXEC_DEFAULTS, timeoutMs: 300000 })});`;
+    const caller = spawn(NODE, ['-e', script], { stdio: 'ignore' });
+    try {
+      for (let i = 0; i < 200 && sizeOf(marker) <= 0; i++) await sleep(25);
+      expect(sizeOf(marker)).toBeGreaterThan(0);
+    } finally {
+      caller.kill('SIGKILL');
+    }
+    await new Promise((resolve) => caller.on('exit', resolve));
+    await sleep(300);
+    const settled = sizeOf(marker);
+    await sleep(500);
+    expect(sizeOf(marker)).toBe(settled);
+  });
+});

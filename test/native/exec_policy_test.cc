@@ -103,6 +103,23 @@ ExecPolicy with_paths(std::vector<ExecPath> paths) {
   return policy;
 }
 
+TEST(ExecPolicy, TheSameDirectoryTwiceGetsTheMoreRestrictiveAccess) {
+  ExecPolicy policy = with_paths({{"/s", PathAccess::write, {}},
+                                  {"/s", PathAccess::read, {}},
+                                  {"/k", PathAccess::write, {}},
+                                  {"/k", PathAccess::write_keep, {}},
+                                  {"/h", PathAccess::protect, {}},
+                                  {"/h", PathAccess::write, {}},
+                                  {"/p", PathAccess::protect, {}},
+                                  {"/p", PathAccess::protect, {}}});
+  merge_duplicate_paths(policy);
+  ASSERT_EQ(policy.paths.size(), 4u);
+  EXPECT_EQ(policy.paths[0].access, PathAccess::read);
+  EXPECT_EQ(policy.paths[1].access, PathAccess::write_keep);
+  EXPECT_EQ(policy.paths[2].access, PathAccess::read);
+  EXPECT_EQ(policy.paths[3].access, PathAccess::protect);
+}
+
 TEST(NamespaceLayer, NeededOnlyWhereLandlockCannotKeepAPathReadOnly) {
   // Landlock rights add up along the hierarchy: a read-only source inside a writable one.
   EXPECT_TRUE(needs_read_only_binds(
