@@ -976,7 +976,10 @@ describe('[mount-namespace] what the second review found', () => {
       const { createMountSandbox } = require(${JSON.stringify(path.join(__dirname, '..', 'lib'))});
       createMountSandbox({ root: ${JSON.stringify(root)} })
         .exec(['sh', '-c', 'while :; do echo x >> marker; sleep 0.05; done'], ${JSON.stringify({ ...EXEC_DEFAULTS, timeoutMs: 300000 })});`;
-    const caller = spawn(NODE, ['-e', script], { stdio: 'ignore' });
+    // Its temp directory outlives it (nobody is left to remove it): keep it inside `base`.
+    const tmp = path.join(base, 'caller-tmp');
+    fs.mkdirSync(tmp);
+    const caller = spawn(NODE, ['-e', script], { stdio: 'ignore', env: { ...process.env, TMPDIR: tmp } });
     try {
       for (let i = 0; i < 200 && sizeOf(marker) <= 0; i++) await sleep(25);
       expect(sizeOf(marker)).toBeGreaterThan(0);
