@@ -6,6 +6,7 @@
 //                                      how a virtual path resolves and what each operation gets
 // mount-sandbox exec [options] -- cmd args...
 //                                      run a command confined to the sandbox (sandbox.exec)
+const os = require('os');
 const path = require('path');
 const fs = require('fs');
 const ms = require('../lib/index.js');
@@ -199,7 +200,7 @@ async function exec(args) {
   }
   let code = result.exitCode;
   if (result.timedOut) code = 124;
-  else if (result.signal) code = 128 + (require('os').constants.signals[result.signal] || 0);
+  else if (result.signal) code = 128 + (os.constants.signals[result.signal] || 0);
   return { code, lines, stdout: result.stdout, stderr: result.stderr };
 }
 

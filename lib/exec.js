@@ -62,13 +62,13 @@ function checkArgv(argv) {
   if (argv[0] === '') throw new TypeError('argv[0] is empty: name the program to run');
 }
 
-function environment(env, tmp) {
-  const base = { PATH: DEFAULT_PATH, HOME: tmp, TMPDIR: tmp, LANG: 'C.UTF-8' };
-  if (env === undefined) return base;
+// The caller's variables, checked; merged over the minimal environment in launchPolicy.
+function checkEnv(env) {
+  if (env === undefined) return {};
   if (env === null || typeof env !== 'object' || Array.isArray(env)) {
     throw new TypeError('expected an object of strings for env, like { NODE_ENV: "test" }');
   }
-  const out = { ...base };
+  const out = {};
   for (const [name, value] of Object.entries(env)) {
     if (name === '' || name.includes('=') || name.includes('\0') || !name.isWellFormed()) {
       throw new TypeError(`invalid environment variable name "${name}"`);
@@ -111,7 +111,6 @@ function parseOptions(options) {
     throw new TypeError(`expected a virtual path string for cwd, got ${typeof options.cwd}`);
   }
   checkStdin(options.stdin);
-  environment(options.env, '/');
   return {
     cwd: options.cwd ?? '/',
     timeoutMs: boundedInteger(options.timeoutMs, 'timeoutMs', DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS),
@@ -120,7 +119,7 @@ function parseOptions(options) {
     allowWeaker: booleanOption(options.allowWeakerEnforcement, 'allowWeakerEnforcement'),
     namespaces,
     hostReadPaths: checkHostPaths(options.hostReadPaths),
-    env: options.env,
+    env: checkEnv(options.env),
     stdin: options.stdin,
   };
 }
@@ -138,17 +137,22 @@ async function hostCwd(sandbox, cwd) {
   return host;
 }
 
+const readable = (p) => ({ path: p, access: 'read' });
+
+// What every command may read to start at all.
+function systemPaths() {
+  return [...SYSTEM_PATHS, ...ETC_ENTRIES].map(readable);
+}
+
 function launchPolicy(sandboxPaths, protectedPaths, opts, argv, cwd, tmp) {
-  const env = environment(opts.env, tmp);
-  const read = (p) => ({ path: p, access: 'read' });
+  const env = { PATH: DEFAULT_PATH, HOME: tmp, TMPDIR: tmp, LANG: 'C.UTF-8', ...opts.env };
   return {
     argv,
     env: Object.entries(env).map(([k, v]) => `${k}=${v}`),
     cwd,
     paths: [
-      ...SYSTEM_PATHS.map(read),
-      ...ETC_ENTRIES.map(read),
-      ...opts.hostReadPaths.map(read),
+      ...systemPaths(),
+      ...opts.hostReadPaths.map(readable),
       ...DEVICES.map((p) => ({ path: p, access: 'device' })),
       { path: tmp, access: 'write' },
       ...sandboxPaths,
@@ -418,8 +422,7 @@ async function removeTempDir(tmp, enforced) {
     argv: ['/bin/rm', '-rf', '--', tmp],
     env: [`PATH=${DEFAULT_PATH}`],
     cwd: '/',
-    paths: [...SYSTEM_PATHS, ...ETC_ENTRIES].map((p) => ({ path: p, access: 'read' }))
-      .concat([{ path: path.dirname(tmp), access: 'read' }, { path: tmp, access: 'write' }]),
+    paths: [...systemPaths(), readable(path.dirname(tmp)), { path: tmp, access: 'write' }],
     namespaces: 'prefer',
     allowWeaker: true,
   };

@@ -188,12 +188,14 @@ bool enter_namespaces(const msb::ExecPolicy& policy, Layers& layers) {
   return false;
 }
 
+// A policy path that cannot be opened, or now names another inode than the sandbox pinned.
+[[noreturn]] void fail_path(const msb::Error& e) {
+  fail(e.code == msb::Errc::symlink_escape ? "path-changed" : "path", e.sys_errno);
+}
+
 std::vector<msb::UniqueFd> open_paths(const msb::ExecPolicy& policy) {
   auto fds = msb::open_policy_paths(policy);
-  if (!fds) {
-    const msb::Error& e = fds.error();
-    fail(e.code == msb::Errc::symlink_escape ? "path-changed" : "path", e.sys_errno);
-  }
+  if (!fds) fail_path(fds.error());
   return std::move(fds.value());
 }
 
@@ -311,10 +313,8 @@ int main(int argc, char**) {
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail("no-new-privs", errno);
   Layers layers;
   layers.apply("no-new-privs");
-  if (msb::Status canonical = msb::canonicalize_paths(policy); !canonical) {
-    fail(canonical.error().code == msb::Errc::symlink_escape ? "path-changed" : "path",
-         canonical.error().sys_errno);
-  }
+  if (msb::Status canonical = msb::canonicalize_paths(policy); !canonical)
+    fail_path(canonical.error());
   msb::merge_duplicate_paths(policy);
   const bool in_namespaces = enter_namespaces(policy, layers);
   std::vector<msb::UniqueFd> fds = open_paths(policy);
