@@ -252,10 +252,16 @@ Napi::Value SandboxWrap::Stat(const Napi::CallbackInfo& info) {
       Value(), make_error_, path, [core, path] { return core->stat(path); }, to_info);
 }
 
+// A source that cannot be pinned is reported under its mount's target.
 Napi::Value SandboxWrap::CreateSources(const Napi::CallbackInfo&) {
   auto core = core_;
+  std::vector<std::string> targets;
+  for (const msb::Mount& m : core->table().mounts()) {
+    targets.push_back(m.target.is_root() ? "/" : m.target.str());
+  }
   return Operation<msb::Unit>::Start(
-      Value(), make_error_, "/", [core] { return core->create_sources(); }, to_undefined);
+      Value(), make_error_, std::move(targets), [core] { return core->create_sources(); },
+      to_undefined);
 }
 
 Napi::Value SandboxWrap::Resolve(const Napi::CallbackInfo& info) {

@@ -69,21 +69,30 @@ class PermissionEscalationError extends SandboxError {
 
 // Codes beyond golem-forge's five, for refusals those five do not describe.
 
+const SYMLINK_MESSAGES = {
+  SYMLINK_LOOP: (path) => `Too many levels of symbolic links: ${path}`,
+  SYMLINK_ESCAPE: (path) => `Symbolic link leads outside the sandbox: ${path}`,
+  UNTRUSTED_SOURCE: (path) =>
+    `Mount disabled: its source is reached through a symbolic link inside a writable part of the sandbox: ${path}`,
+};
+
+// SYMLINK_ESCAPE and SYMLINK_LOOP while resolving a path; UNTRUSTED_SOURCE when the directory a
+// mount is configured on was replaced by a symlink where the sandbox itself could have put it.
 class SymlinkError extends SandboxError {
   constructor(code, path) {
-    const message =
-      code === 'SYMLINK_LOOP'
-        ? `Too many levels of symbolic links: ${path}`
-        : `Symbolic link leads outside the sandbox: ${path}`;
+    const message = (SYMLINK_MESSAGES[code] || SYMLINK_MESSAGES.SYMLINK_ESCAPE)(path);
     super(code, message, path);
     this.name = 'SymlinkError';
   }
 
   toLLMMessage() {
-    return this.code === 'SYMLINK_LOOP'
-      ? `Cannot access ${this.path}: its symbolic links form a loop.`
-      : `Cannot access ${this.path}: it goes through a symbolic link that points outside the ` +
-          'sandbox. Only relative links that stay inside the same mount are followed.';
+    if (this.code === 'SYMLINK_LOOP') return `Cannot access ${this.path}: its symbolic links form a loop.`;
+    if (this.code === 'UNTRUSTED_SOURCE') {
+      return `Cannot access ${this.path}: the directory mounted there has been replaced by a symbolic ` +
+        'link, so this mount is disabled. Other paths still work; ask the user to check the sandbox configuration.';
+    }
+    return `Cannot access ${this.path}: it goes through a symbolic link that points outside the ` +
+      'sandbox. Only relative links that stay inside the same mount are followed.';
   }
 }
 
@@ -380,6 +389,7 @@ function errorFor(code, path, details, context) {
       return new PermissionEscalationError('Cannot upgrade read-only sandbox to read-write', path);
     case 'SYMLINK_ESCAPE':
     case 'SYMLINK_LOOP':
+    case 'UNTRUSTED_SOURCE':
       return new SymlinkError(code, path);
     case 'NOT_REGULAR_FILE':
       return new NotRegularFileError(path);

@@ -240,6 +240,7 @@ export type SandboxErrorCode =
   | 'PERMISSION_ESCALATION'
   | 'SYMLINK_ESCAPE'
   | 'SYMLINK_LOOP'
+  | 'UNTRUSTED_SOURCE'
   | 'NOT_REGULAR_FILE'
   | 'IS_DIRECTORY'
   | 'NOT_DIRECTORY'
@@ -335,7 +336,7 @@ export declare class PermissionEscalationError extends SandboxError {
   constructor(message: string, path?: string);
 }
 export declare class SymlinkError extends SandboxError {
-  constructor(code: 'SYMLINK_ESCAPE' | 'SYMLINK_LOOP', path: string);
+  constructor(code: 'SYMLINK_ESCAPE' | 'SYMLINK_LOOP' | 'UNTRUSTED_SOURCE', path: string);
 }
 export declare class NotRegularFileError extends SandboxError {
   constructor(path: string);

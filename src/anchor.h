@@ -1,13 +1,15 @@
-// A mount source pinned as an O_PATH directory descriptor. Opened on first use (so a sandbox can
-// be described before its directories exist) and then kept: every later lookup is relative to
-// the same inode, whatever happens to the host path string afterwards.
+// A mount source pinned as an O_PATH directory descriptor. Every later lookup is relative to the
+// same inode, whatever happens to the host path string afterwards. An anchor never opens
+// anything by itself: configured sources are settled together by pin_sources() (source_pins.h)
+// before a sandbox's first operation, and a subtree is resolved and pinned when the child
+// sandbox that names it is made. Once settled, an anchor's answer never changes: a source that
+// was missing or refused stays so, so nothing planted later can become a mount.
 #pragma once
 
 #include <sys/types.h>
 
 #include <atomic>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -20,23 +22,22 @@ namespace msb {
 
 class Anchor {
  public:
-  // A configured source: an absolute host path, trusted as written (symlinks in it are the
-  // operator's choice).
+  // A configured source: an absolute host path, unsettled until pin_sources() runs.
   static std::shared_ptr<Anchor> at_host_path(std::string host_path);
-  // A subtree of another anchor, as restrict() produces: opened beneath the parent, so it can
-  // never be redirected outside it, and then pinned so the child cannot climb back up.
-  static std::shared_ptr<Anchor> beneath(std::shared_ptr<Anchor> parent,
-                                         std::vector<std::string> parts);
+  // A subtree of a settled anchor, as restrict() produces: resolved beneath the parent's
+  // descriptor with no symlinks at all, and pinned now, so the child sees exactly the directory
+  // that was there when it was made and can never climb back up.
+  static Result<std::shared_ptr<Anchor>> beneath(std::shared_ptr<Anchor> parent,
+                                                 std::vector<std::string> parts, ResolverKind kind);
 
   Anchor(const Anchor&) = delete;
   Anchor& operator=(const Anchor&) = delete;
-  ~Anchor();
+  ~Anchor() = default;
 
-  // The pinned descriptor, opening it if this is the first use. A failure is not remembered:
-  // the directory may be created later.
-  Result<int> fd(ResolverKind kind) const;
-  // The descriptor if already pinned, else -1: for callers that must not block.
-  int pinned_fd() const noexcept { return fd_.load(std::memory_order_acquire); }
+  // The pinned descriptor, or why there is none (io_error while still unsettled).
+  Result<int> fd() const;
+  // The descriptor if pinned, else -1: for callers that must not block.
+  int pinned_fd() const noexcept;
   // Identity of the pinned directory; valid once fd() has succeeded.
   FileId id() const noexcept { return id_; }
   const std::string& host_path() const noexcept { return host_path_; }
@@ -44,16 +45,20 @@ class Anchor {
   // is only a subtree of that source, not a boundary of its own.
   const Anchor& origin() const noexcept { return parent_ ? parent_->origin() : *this; }
 
+  // Settling, done once by whoever pins (pin_sources() under its sandbox's lock).
+  bool settled() const noexcept { return settled_.load(std::memory_order_acquire); }
+  void pin(UniqueFd fd, FileId id);
+  void refuse(Error error);
+
  private:
   Anchor() = default;
-  Result<UniqueFd> open(ResolverKind kind) const;
 
   std::string host_path_;
   std::shared_ptr<Anchor> parent_;
-  std::vector<std::string> parts_;
-  mutable std::mutex mutex_;
-  mutable std::atomic<int> fd_{-1};
-  mutable FileId id_;
+  UniqueFd fd_;
+  FileId id_;
+  Error refusal_{Errc::io_error};
+  std::atomic<bool> settled_{false};
 };
 
 }  // namespace msb

@@ -36,6 +36,7 @@ std::string_view errc_name(Errc code) noexcept {
     case Errc::no_parent_sandbox: return "NO_PARENT_SANDBOX";
     case Errc::zone_not_found: return "ZONE_NOT_FOUND";
     case Errc::invalid_pattern: return "INVALID_PATTERN";
+    case Errc::untrusted_source: return "UNTRUSTED_SOURCE";
   }
   return "IO_ERROR";
 }

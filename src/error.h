@@ -41,6 +41,7 @@ enum class Errc : std::uint8_t {
   no_parent_sandbox,      // a worker declares sandbox rules but its parent has none
   zone_not_found,         // a worker asks for a zone its parent lacks (index = request)
   invalid_pattern,        // glob pattern is malformed
+  untrusted_source,       // a mount source is reached through a symlink inside a writable source
 };
 
 std::string_view errc_name(Errc code) noexcept;

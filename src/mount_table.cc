@@ -68,25 +68,32 @@ Location MountTable::locate(const VirtualPath& path) const {
   return Location{nullptr, 0};
 }
 
-Result<MountTable> MountTable::restrict(const VirtualPath& sub, const Narrowing& narrowing) const {
+Result<MountTable> MountTable::restrict(const VirtualPath& sub, const Narrowing& narrowing,
+                                        const SubtreeAnchor& subtree) const {
   const bool force_readonly = narrowing.readonly.value_or(false);
   auto narrowed = [&](const Mount& m, VirtualPath target, std::shared_ptr<Anchor> anchor) {
     return Mount{std::move(target), std::move(anchor), m.readonly || force_readonly,
                  tighten(m.approval, narrowing.approval), tighten(m.policy, narrowing.policy)};
   };
-  Location where = locate(sub);
+  const Location where = locate(sub);
+  if (where.mount == nullptr && !holds_mount_point(sub)) return Errc::outside_sandbox;
+  // Judged before the disk is looked at: asking for more is refused whatever is there.
+  const bool result_readonly =
+      where.mount != nullptr ? where.mount->readonly || force_readonly : all_readonly_below(sub);
+  if (narrowing.readonly.has_value() && !*narrowing.readonly && result_readonly) {
+    return Error{Errc::permission_escalation};
+  }
   std::optional<Mount> new_root;
   if (where.mount != nullptr) {
     std::vector<std::string> rest(sub.parts.begin() + static_cast<std::ptrdiff_t>(where.rest_begin),
                                   sub.parts.end());
-    new_root = narrowed(*where.mount, VirtualPath{},
-                        Anchor::beneath(where.mount->anchor, std::move(rest)));
-  } else if (!holds_mount_point(sub)) {
-    return Errc::outside_sandbox;
-  }
-  const bool result_readonly = new_root ? new_root->readonly : all_readonly_below(sub);
-  if (narrowing.readonly.has_value() && !*narrowing.readonly && result_readonly) {
-    return Error{Errc::permission_escalation};
+    std::shared_ptr<Anchor> anchor = where.mount->anchor;
+    if (!rest.empty()) {
+      auto pinned = subtree(anchor, std::move(rest));
+      if (!pinned) return pinned.error();
+      anchor = std::move(pinned.value());
+    }
+    new_root = narrowed(*where.mount, VirtualPath{}, std::move(anchor));
   }
   MountTable child;
   child.hidden_ = hidden_;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -60,6 +61,11 @@ struct Location {
   std::size_t rest_begin = 0;
 };
 
+// Makes the anchor of a subtree of `parent` (restrict() landing below a mount's target). The
+// sandbox resolves and pins it on descriptors; table tests may describe it lexically.
+using SubtreeAnchor = std::function<Result<std::shared_ptr<Anchor>>(
+    const std::shared_ptr<Anchor>& parent, std::vector<std::string> parts)>;
+
 class MountTable {
  public:
   // Fails with invalid_config (Error::limit holds the offending mount's index, or SIZE_MAX for
@@ -69,8 +75,10 @@ class MountTable {
   Location locate(const VirtualPath& path) const;
   // Narrows to the subtree at `sub`, optionally read-only, tightening every mount's approvals
   // and policy. Asking for read-write where the result would be read-only fails with
-  // permission_escalation; a subtree under no mount with outside_sandbox.
-  Result<MountTable> restrict(const VirtualPath& sub, const Narrowing& narrowing) const;
+  // permission_escalation; a subtree under no mount with outside_sandbox; a subtree that
+  // `subtree` cannot anchor with its error.
+  Result<MountTable> restrict(const VirtualPath& sub, const Narrowing& narrowing,
+                              const SubtreeAnchor& subtree) const;
   // Keeps only the named top-level mounts (each with the mounts nested in it), as a table
   // without a root. A name with no mount
   // fails with zone_not_found, read-write on a read-only mount with permission_escalation

@@ -47,6 +47,7 @@ KernelOpen open_with_openat2(int base, const std::string& rel, const OpenRequest
   if (!request.follow_final) how.flags |= O_NOFOLLOW;
   how.mode = (request.flags & (O_CREAT | O_TMPFILE)) ? request.mode : 0;
   how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+  if (!request.symlinks) how.resolve |= RESOLVE_NO_SYMLINKS;
   for (int attempt = 0; attempt < kOpenat2Retries; ++attempt) {
     int fd = raw_openat2(base, rel.c_str(), &how);
     if (fd >= 0) return {UniqueFd(fd), 0};
@@ -95,6 +96,7 @@ class Walker {
   }
 
   Status expand_link(const std::string& target) {
+    if (!request_.symlinks) return Errc::symlink_escape;
     if (++links_ > kMaxSymlinks) return Errc::symlink_loop;
     if (target.empty()) return Errc::not_found;
     if (target.front() == '/') return Errc::symlink_escape;

@@ -23,11 +23,13 @@ struct OpenRequest {
   int flags = 0;             // O_CLOEXEC is always added
   mode_t mode = 0;           // with O_CREAT
   bool follow_final = true;  // false: a final symlink is opened as itself (O_PATH) or refused
+  bool symlinks = true;      // false: any symlink on the way fails with symlink_escape
 };
 
 // Opens parts[begin..end) beneath `base`. Relative symlinks are followed while they stay beneath
 // `base`; absolute symlinks, links that climb out, and /proc magic links fail with
 // symlink_escape; more than 40 links fail with symlink_loop. An empty range opens `base` itself.
+// With `request.symlinks` false no link is followed at all (each one fails with symlink_escape).
 Result<UniqueFd> open_beneath(int base, const std::vector<std::string>& parts, std::size_t begin,
                               std::size_t end, const OpenRequest& request, ResolverKind kind);
 

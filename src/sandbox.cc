@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "source_pins.h"
+
 namespace msb {
 namespace {
 
@@ -22,7 +24,21 @@ Sandbox::Sandbox(MountTable table, const Sandbox* parent, std::uint64_t max_read
       max_read_bytes_(max_read_bytes),
       resolver_(resolver),
       depth_(parent ? parent->depth_ + 1 : 0),
-      max_depth_(max_depth) {}
+      max_depth_(max_depth),
+      settled_(parent != nullptr) {}
+
+void Sandbox::pin_sources_once(bool create_missing) const {
+  if (sources_settled()) return;
+  std::lock_guard<std::mutex> lock(pin_mutex_);
+  if (sources_settled()) return;
+  std::vector<SourceToPin> sources;
+  for (const Mount& m : table_.mounts()) {
+    const bool writable = !m.readonly && m.approval.write != Approval::blocked;
+    sources.push_back(SourceToPin{m.anchor.get(), writable});
+  }
+  pin_sources(sources, create_missing);
+  settled_.store(true, std::memory_order_release);
+}
 
 Result<std::shared_ptr<Sandbox>> Sandbox::create(const SandboxOptions& options) {
   auto table = MountTable::create(options.root, options.mounts);
@@ -55,11 +71,17 @@ Result<std::shared_ptr<Sandbox>> Sandbox::restrict(std::string_view sub,
                                                    const Narrowing& narrowing) const {
   auto path = parse_virtual_path(sub);
   if (!path) return path.error();
-  return derived(table_.restrict(path.value(), narrowing));
+  pin_sources_once();
+  const ResolverKind kind = resolver_;
+  auto subtree = [kind](const std::shared_ptr<Anchor>& parent, std::vector<std::string> parts) {
+    return Anchor::beneath(parent, std::move(parts), kind);
+  };
+  return derived(table_.restrict(path.value(), narrowing, subtree));
 }
 
 Result<std::shared_ptr<Sandbox>> Sandbox::select_zones(
     const std::vector<ZoneSelection>& zones) const {
+  pin_sources_once();
   return derived(table_.select_zones(zones));
 }
 
@@ -160,7 +182,8 @@ Result<UniqueFd> Sandbox::open(const Target& t, int flags) const {
     // A virtual directory has no descriptor; callers treat not_found there like a directory.
     return table_.holds_mount_point(t.path) ? Errc::not_found : Errc::outside_sandbox;
   }
-  auto base = t.at.mount->anchor->fd(resolver_);
+  pin_sources_once();
+  auto base = t.at.mount->anchor->fd();
   if (!base) return base.error();
   return open_beneath(base.value(), t.path.parts, t.at.rest_begin, t.path.parts.size(),
                       OpenRequest{flags, 0, true}, resolver_);
@@ -168,8 +191,9 @@ Result<UniqueFd> Sandbox::open(const Target& t, int flags) const {
 
 std::optional<Result<UniqueFd>> Sandbox::open_now(const Target& t, int flags) const {
   if (resolver_ == ResolverKind::walk || t.at.mount == nullptr) return std::nullopt;
+  if (!sources_settled()) return std::nullopt;  // settling opens host paths, which may block
   const int base = t.at.mount->anchor->pinned_fd();
-  if (base < 0) return std::nullopt;  // pinning opens a host path, which may block
+  if (base < 0) return std::nullopt;  // a refused source: the blocking path says why
   return open_beneath_cached(base, t.path.parts, t.at.rest_begin, t.path.parts.size(), flags);
 }
 
@@ -307,7 +331,8 @@ Status Sandbox::remove(std::string_view text) const {
 Result<UniqueFd> Sandbox::open_parent_for_change(const Target& t, bool create_missing,
                                                  Change change) const {
   const Mount& mount = *t.at.mount;
-  auto base = mount.anchor->fd(resolver_);
+  pin_sources_once();
+  auto base = mount.anchor->fd();
   if (!base) return base.error();
   const std::size_t end = t.path.parts.size() - 1;
   const OpenRequest dir_request{kPathFlags | O_DIRECTORY, 0, true};
@@ -380,7 +405,7 @@ Status Sandbox::check_nearest_mount_writable(int dir_fd, const Mount& mount, Cha
   std::vector<SourceRule> rules;
   bool any_restriction = false;
   auto note = [&](const Anchor& anchor, Errc verdict) {
-    if (!anchor.fd(resolver_)) return;  // an unopenable source cannot contain this directory
+    if (!anchor.fd()) return;  // a refused source cannot contain this directory
     rules.push_back(SourceRule{anchor.id(), verdict});
     any_restriction = any_restriction || verdict != Errc::ok;
   };
@@ -390,7 +415,7 @@ Status Sandbox::check_nearest_mount_writable(int dir_fd, const Mount& mount, Cha
     const Errc verdict = change_verdict(m, change);
     if (verdict != Errc::ok) {
       note(*m.anchor, verdict);
-    } else if (m.anchor->fd(resolver_)) {
+    } else if (m.anchor->fd()) {
       note(m.anchor->origin(), Errc::ok);
     }
   }
@@ -427,17 +452,14 @@ Status Sandbox::check_nearest_mount_writable(int dir_fd, const Mount& mount, Cha
 }
 
 Status Sandbox::create_sources() const {
-  for (const Mount& m : table_.mounts()) {
-    const std::string& host = m.anchor->host_path();
-    std::string prefix;
-    std::size_t pos = 0;
-    while (pos != std::string::npos) {
-      pos = host.find('/', pos + 1);
-      prefix = host.substr(0, pos);
-      if (prefix.empty()) continue;
-      if (::mkdir(prefix.c_str(), 0777) != 0 && errno != EEXIST) {
-        return Error{errc_from_errno(errno), errno};
-      }
+  pin_sources_once(true);
+  const std::vector<Mount>& mounts = table_.mounts();
+  for (std::size_t i = 0; i < mounts.size(); ++i) {
+    auto fd = mounts[i].anchor->fd();
+    if (!fd) {
+      Error e = fd.error();
+      e.index = i;
+      return e;
     }
   }
   return ok_status();
@@ -454,11 +476,12 @@ PathAccess exec_access(const Mount& mount) {
 }  // namespace
 
 Result<std::vector<ExecPath>> Sandbox::exec_paths() const {
+  pin_sources_once();
   std::vector<ExecPath> out;
   const std::vector<Mount>& mounts = table_.mounts();
   for (std::size_t i = 0; i < mounts.size(); ++i) {
     const PathAccess access = exec_access(mounts[i]);
-    auto fd = mounts[i].anchor->fd(resolver_);
+    auto fd = mounts[i].anchor->fd();
     // A writable source that does not exist yet grants nothing. A read-only one must exist: a
     // command could otherwise create it, inside a writable source, and write there.
     if (!fd && fd.error().code == Errc::not_found && access != PathAccess::read) continue;
@@ -471,7 +494,7 @@ Result<std::vector<ExecPath>> Sandbox::exec_paths() const {
   }
   const std::vector<Mount>& hidden = table_.hidden();
   for (std::size_t i = 0; i < hidden.size(); ++i) {
-    auto fd = hidden[i].anchor->fd(resolver_);
+    auto fd = hidden[i].anchor->fd();
     if (!fd) {
       Error e = fd.error();
       e.index = mounts.size() + i;

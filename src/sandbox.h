@@ -3,6 +3,7 @@
 // reports failures as an Errc; nothing here prints, throws or aborts.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -106,7 +107,9 @@ class Sandbox {
   std::optional<Result<FileInfo>> stat_now(std::string_view path) const;
   std::optional<Result<bool>> exists_now(std::string_view path) const;
 
-  // mkdir -p for the root and every mount source, by host path (createMountSandboxAsync).
+  // mkdir -p for the root and every mount source (createMountSandboxAsync), then pins them all.
+  // Before the first operation only: afterwards the sources are settled and nothing is created.
+  // Fails with the first source that is not pinned (Error::index = its position in mounts()).
   Status create_sources() const;
 
   // What a command confined to this view may do on the host: each mount's source (pinned, with
@@ -142,6 +145,11 @@ class Sandbox {
   // The largest file a read may return here: max_read_bytes or the policy's, if smaller.
   std::uint64_t read_limit(const Target& target) const;
   Result<std::shared_ptr<Sandbox>> derived(Result<MountTable> table) const;
+  // Settles every configured source together (source_pins.h) before the first operation that
+  // touches the disk, so no operation of this sandbox can plant something under a source that
+  // is not pinned yet. Derived sandboxes are made from a settled parent and start settled.
+  void pin_sources_once(bool create_missing = false) const;
+  bool sources_settled() const noexcept { return settled_.load(std::memory_order_acquire); }
   Result<UniqueFd> open(const Target& target, int flags) const;
   std::optional<Result<UniqueFd>> open_now(const Target& target, int flags) const;
   // The directory that will hold the entry a mutation creates or removes, after the read-only
@@ -160,6 +168,8 @@ class Sandbox {
   ResolverKind resolver_;
   std::uint32_t depth_ = 0;
   std::uint32_t max_depth_ = 5;
+  mutable std::mutex pin_mutex_;
+  mutable std::atomic<bool> settled_{false};
 };
 
 }  // namespace msb

@@ -33,10 +33,20 @@ describe('createMountSandbox', () => {
     expect(sandbox.getConfig().root).toBe(root);
   });
 
-  test('operations fail with NOT_FOUND while the root is missing and work once it exists', async () => {
+  test('a root missing at first use stays missing for that sandbox; a new one sees it', async () => {
     const root = path.join(dir, 'later');
     const sandbox = createMountSandbox({ root });
     await expect(sandbox.read('/a.txt')).rejects.toBeInstanceOf(NotFoundError);
+    write(path.join(root, 'a.txt'), 'now');
+    // Sources are settled together at the first operation (issue 9): nothing that appears
+    // afterwards becomes a mount, so nothing the sandbox itself could plant is ever pinned.
+    await expect(sandbox.read('/a.txt')).rejects.toBeInstanceOf(NotFoundError);
+    await expect(createMountSandbox({ root }).read('/a.txt')).resolves.toBe('now');
+  });
+
+  test('a root created before the first operation is used', async () => {
+    const root = path.join(dir, 'later');
+    const sandbox = createMountSandbox({ root });
     write(path.join(root, 'a.txt'), 'now');
     await expect(sandbox.read('/a.txt')).resolves.toBe('now');
   });

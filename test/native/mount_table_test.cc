@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -30,7 +31,15 @@ using msb::MountTable;
 using msb::VirtualPath;
 using msb_test::code_of;
 
-// Anchors open lazily, so table-only tests can name host paths that do not exist.
+// Anchors are settled by the sandbox, never by the table, so table-only tests can name host
+// paths that do not exist; a subtree is described by its host path alone.
+msb::Result<std::shared_ptr<msb::Anchor>> lexical_subtree(
+    const std::shared_ptr<msb::Anchor>& parent, std::vector<std::string> parts) {
+  std::string host = parent->host_path() == "/" ? "" : parent->host_path();
+  for (const std::string& part : parts) host += "/" + part;
+  return msb::Anchor::at_host_path(host);
+}
+
 MountTable make_table(const std::string& root, bool readonly, const std::vector<MountSpec>& specs) {
   auto table = create_table(root, readonly, specs);
   EXPECT_TRUE(table.ok()) << msb::errc_name(code_of(table));
@@ -188,7 +197,7 @@ TEST(MountTableRestrict, OntoExactTargetMakesThatMountTheRoot) {
   MountTable table = make_table("/h/root", false,
                                 {msb_test::mount_spec("/h/cfg", "/cfg", true),
                                  msb_test::mount_spec("/h/data", "/data", false)});
-  auto child = table.restrict(vp("/cfg"), narrowing(std::nullopt));
+  auto child = table.restrict(vp("/cfg"), narrowing(std::nullopt), lexical_subtree);
   ASSERT_TRUE(child.ok()) << msb::errc_name(code_of(child));
   const MountTable& t = child.value();
   ASSERT_EQ(t.mounts().size(), 1u) << ::testing::PrintToString(targets(t));
@@ -196,7 +205,7 @@ TEST(MountTableRestrict, OntoExactTargetMakesThatMountTheRoot) {
   EXPECT_TRUE(t.root().readonly);                                 // inherited
   EXPECT_FALSE(hides(t, "/h/cfg"));                               // it is the root, not hidden
 
-  auto writable = table.restrict(vp("/data"), narrowing(std::nullopt));
+  auto writable = table.restrict(vp("/data"), narrowing(std::nullopt), lexical_subtree);
   ASSERT_TRUE(writable.ok());
   EXPECT_EQ(writable.value().root().anchor, find_mount(table, "/data")->anchor);
   EXPECT_FALSE(writable.value().root().readonly);
@@ -205,16 +214,16 @@ TEST(MountTableRestrict, OntoExactTargetMakesThatMountTheRoot) {
 
 TEST(MountTableRestrict, BelowAMountNarrowsItsSource) {
   MountTable table = make_table("/h/root", false, {msb_test::mount_spec("/h/src", "/src", false)});
-  auto child = table.restrict(vp("/src/lib/x"), narrowing(std::nullopt));
+  auto child = table.restrict(vp("/src/lib/x"), narrowing(std::nullopt), lexical_subtree);
   ASSERT_TRUE(child.ok());
   EXPECT_EQ(child.value().root().anchor->host_path(), "/h/src/lib/x");
   EXPECT_EQ(child.value().mounts().size(), 1u);
 
-  auto in_root = table.restrict(vp("/home/u"), narrowing(std::nullopt));
+  auto in_root = table.restrict(vp("/home/u"), narrowing(std::nullopt), lexical_subtree);
   ASSERT_TRUE(in_root.ok());
   EXPECT_EQ(in_root.value().root().anchor->host_path(), "/h/root/home/u");
 
-  auto same = table.restrict(vp("/"), narrowing(std::nullopt));
+  auto same = table.restrict(vp("/"), narrowing(std::nullopt), lexical_subtree);
   ASSERT_TRUE(same.ok());
   EXPECT_EQ(same.value().root().anchor, table.root().anchor);
   EXPECT_EQ(targets(same.value()), targets(table));
@@ -228,7 +237,7 @@ TEST(MountTableRestrict, MovesNestedMountsAndDropsOthers) {
                                  msb_test::mount_spec("/h/other", "/other", true),
                                  msb_test::mount_spec("/h/data", "/data", false),
                                  msb_test::mount_spec("/h/srcx", "/srcx", true)});
-  auto child = table.restrict(vp("/src"), narrowing(std::nullopt));
+  auto child = table.restrict(vp("/src"), narrowing(std::nullopt), lexical_subtree);
   ASSERT_TRUE(child.ok());
   const MountTable& t = child.value();
   EXPECT_EQ(target_set(t), (std::set<std::string>{"/vendor", "/build/gen", "/"}));
@@ -260,7 +269,7 @@ TEST(MountTableRestrict, FromAboveMountsKeepsTheirRelativePlace) {
   MountTable table = make_table("/h/root", false,
                                 {msb_test::mount_spec("/h/ab", "/a/b", false),
                                  msb_test::mount_spec("/h/ac", "/a/c/d", true)});
-  auto child = table.restrict(vp("/a"), narrowing(std::nullopt));
+  auto child = table.restrict(vp("/a"), narrowing(std::nullopt), lexical_subtree);
   ASSERT_TRUE(child.ok());
   EXPECT_EQ(target_set(child.value()), (std::set<std::string>{"/b", "/c/d", "/"}));
   EXPECT_EQ(child.value().root().anchor->host_path(), "/h/root/a");
@@ -272,12 +281,12 @@ TEST(MountTableRestrict, ReadonlyRestrictionMakesEveryMountReadonly) {
                                 {msb_test::mount_spec("/h/src", "/src", false),
                                  msb_test::mount_spec("/h/vendor", "/src/vendor", false),
                                  msb_test::mount_spec("/h/gen", "/src/gen", true)});
-  auto child = table.restrict(vp("/src"), narrowing(true));
+  auto child = table.restrict(vp("/src"), narrowing(true), lexical_subtree);
   ASSERT_TRUE(child.ok());
   ASSERT_EQ(child.value().mounts().size(), 3u);
   for (const auto& m : child.value().mounts()) EXPECT_TRUE(m.readonly) << m.target.str();
 
-  auto whole = table.restrict(vp("/"), narrowing(true));
+  auto whole = table.restrict(vp("/"), narrowing(true), lexical_subtree);
   ASSERT_TRUE(whole.ok());
   for (const auto& m : whole.value().mounts()) EXPECT_TRUE(m.readonly) << m.target.str();
   // The parent is untouched.
@@ -287,26 +296,29 @@ TEST(MountTableRestrict, ReadonlyRestrictionMakesEveryMountReadonly) {
 
 TEST(MountTableRestrict, ReadWriteOntoReadonlyIsEscalation) {
   MountTable ro_root = make_table("/h/root", true, {msb_test::mount_spec("/h/w", "/w", false)});
-  EXPECT_EQ(code_of(ro_root.restrict(vp("/x"), narrowing(false))), Errc::permission_escalation);
-  EXPECT_EQ(code_of(ro_root.restrict(vp("/"), narrowing(false))), Errc::permission_escalation);
-  auto inherit = ro_root.restrict(vp("/x"), narrowing(std::nullopt));
+  EXPECT_EQ(code_of(ro_root.restrict(vp("/x"), narrowing(false), lexical_subtree)),
+            Errc::permission_escalation);
+  EXPECT_EQ(code_of(ro_root.restrict(vp("/"), narrowing(false), lexical_subtree)),
+            Errc::permission_escalation);
+  auto inherit = ro_root.restrict(vp("/x"), narrowing(std::nullopt), lexical_subtree);
   ASSERT_TRUE(inherit.ok());
   EXPECT_TRUE(inherit.value().root().readonly);
   // A writable mount inside a read-only root may be selected read-write.
-  auto w = ro_root.restrict(vp("/w/sub"), narrowing(false));
+  auto w = ro_root.restrict(vp("/w/sub"), narrowing(false), lexical_subtree);
   ASSERT_TRUE(w.ok());
   EXPECT_FALSE(w.value().root().readonly);
 
   MountTable table = make_table("/h/root", false, {msb_test::mount_spec("/h/cfg", "/cfg", true)});
-  EXPECT_EQ(code_of(table.restrict(vp("/cfg"), narrowing(false))), Errc::permission_escalation);
-  EXPECT_EQ(code_of(table.restrict(vp("/cfg/deep"), narrowing(false))),
+  EXPECT_EQ(code_of(table.restrict(vp("/cfg"), narrowing(false), lexical_subtree)),
+            Errc::permission_escalation);
+  EXPECT_EQ(code_of(table.restrict(vp("/cfg/deep"), narrowing(false), lexical_subtree)),
             Errc::permission_escalation);
   // Narrowing a read-only result to a read-only child of it: escalation only when asked.
-  auto ro_child = table.restrict(vp("/"), narrowing(true));
+  auto ro_child = table.restrict(vp("/"), narrowing(true), lexical_subtree);
   ASSERT_TRUE(ro_child.ok());
-  EXPECT_EQ(code_of(ro_child.value().restrict(vp("/a"), narrowing(false))),
+  EXPECT_EQ(code_of(ro_child.value().restrict(vp("/a"), narrowing(false), lexical_subtree)),
             Errc::permission_escalation);
-  EXPECT_TRUE(ro_child.value().restrict(vp("/a"), narrowing(true)).ok());
+  EXPECT_TRUE(ro_child.value().restrict(vp("/a"), narrowing(true), lexical_subtree).ok());
 }
 
 TEST(MountTableRestrict, HiddenReadonlyAccumulatesAcrossLevels) {
@@ -315,12 +327,12 @@ TEST(MountTableRestrict, HiddenReadonlyAccumulatesAcrossLevels) {
       {msb_test::mount_spec("/h/cfg", "/cfg", true), msb_test::mount_spec("/h/src", "/src", false),
        msb_test::mount_spec("/h/lib", "/src/lib", true),
        msb_test::mount_spec("/h/docs", "/src/docs", true)});
-  auto child = table.restrict(vp("/src"), narrowing(std::nullopt));
+  auto child = table.restrict(vp("/src"), narrowing(std::nullopt), lexical_subtree);
   ASSERT_TRUE(child.ok());
   EXPECT_TRUE(hides(child.value(), "/h/cfg"));
   EXPECT_FALSE(hides(child.value(), "/h/lib"));
 
-  auto grandchild = child.value().restrict(vp("/docs"), narrowing(std::nullopt));
+  auto grandchild = child.value().restrict(vp("/docs"), narrowing(std::nullopt), lexical_subtree);
   ASSERT_TRUE(grandchild.ok());
   EXPECT_TRUE(grandchild.value().root().readonly);
   EXPECT_TRUE(hides(grandchild.value(), "/h/cfg"));  // inherited from the child
