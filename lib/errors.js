@@ -410,6 +410,9 @@ function errorFor(code, path, details, context) {
       return new AccessDeniedError(path);
     case 'INVALID_CONFIG':
       return new SandboxConfigError('Invalid sandbox config');
+    case 'PROC_UNAVAILABLE':
+      return new SandboxError(code,
+        `Cannot read ${path}: /proc is not mounted, and files are only reopened through /proc/self/fd`, path);
     case 'UNSUPPORTED':
       return new SandboxError(code, 'openat2 is not available on this kernel; use resolver "walk" or "auto"', path);
     case 'ALREADY_EXISTS':

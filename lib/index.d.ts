@@ -241,6 +241,7 @@ export type SandboxErrorCode =
   | 'SYMLINK_ESCAPE'
   | 'SYMLINK_LOOP'
   | 'UNTRUSTED_SOURCE'
+  | 'PROC_UNAVAILABLE'
   | 'NOT_REGULAR_FILE'
   | 'IS_DIRECTORY'
   | 'NOT_DIRECTORY'

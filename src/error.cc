@@ -37,6 +37,7 @@ std::string_view errc_name(Errc code) noexcept {
     case Errc::zone_not_found: return "ZONE_NOT_FOUND";
     case Errc::invalid_pattern: return "INVALID_PATTERN";
     case Errc::untrusted_source: return "UNTRUSTED_SOURCE";
+    case Errc::proc_unavailable: return "PROC_UNAVAILABLE";
   }
   return "IO_ERROR";
 }

@@ -42,6 +42,7 @@ enum class Errc : std::uint8_t {
   zone_not_found,         // a worker asks for a zone its parent lacks (index = request)
   invalid_pattern,        // glob pattern is malformed
   untrusted_source,       // a mount source is reached through a symlink inside a writable source
+  proc_unavailable,       // /proc is not mounted: a checked file cannot be reopened safely
 };
 
 std::string_view errc_name(Errc code) noexcept;

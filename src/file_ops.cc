@@ -24,7 +24,6 @@
 namespace msb {
 namespace {
 
-constexpr int kReadFlags = O_RDONLY | O_NONBLOCK | O_NOCTTY;
 constexpr int kDirFlags = O_RDONLY | O_DIRECTORY;
 // A glob visits at most this many directories, at most this deep below its base; beyond
 // either the result is marked truncated.
@@ -47,27 +46,16 @@ Error too_large(std::uint64_t size, std::uint64_t limit) {
   return e;
 }
 
-struct OpenFile {
-  UniqueFd fd;
-  std::uint64_t size = 0;
-  std::uint32_t mode = 0;  // permission bits
-};
-
-// Accepts a descriptor opened with kReadFlags only if it is a regular file. A missing entry
-// that a mount lies below is a directory, as read() reports it.
-Result<OpenFile> regular_file(Result<UniqueFd> opened, const MountTable& table,
-                              const VirtualPath& path) {
-  if (!opened) {
-    const Errc code = opened.error().code;
+// The regular file an O_PATH lookup found, opened for reading (only then, and only if it is
+// one). A missing entry that a mount lies below is a directory, as read() reports it.
+Result<ReadableFile> regular_file(Result<UniqueFd> looked_up, const MountTable& table,
+                                  const VirtualPath& path) {
+  if (!looked_up) {
+    const Errc code = looked_up.error().code;
     if (code == Errc::not_found && table.holds_mount_point(path)) return Errc::is_directory;
-    return opened.error();
+    return looked_up.error();
   }
-  struct stat st;
-  if (::fstat(opened.value().get(), &st) != 0) return from_errno();
-  if (S_ISDIR(st.st_mode)) return Errc::is_directory;
-  if (!S_ISREG(st.st_mode)) return Errc::not_regular_file;
-  return OpenFile{std::move(opened.value()), static_cast<std::uint64_t>(st.st_size),
-                  static_cast<std::uint32_t>(st.st_mode & 0777)};
+  return open_regular_file(looked_up.value().get());
 }
 
 Result<Bytes> allocate(std::size_t size) {
@@ -204,10 +192,12 @@ Status move_across(int from_dir, const std::string& from, const struct stat& st,
     if (!text) return at_index(text.error(), 0);
     placed = install_symlink(to_dir, to, text.value(), overwrite);
   } else {
-    UniqueFd fd(::openat(from_dir, from.c_str(), kReadFlags | O_NOFOLLOW | O_CLOEXEC));
-    if (!fd.valid()) return at_index(from_errno(), 0);
+    UniqueFd found(::openat(from_dir, from.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+    if (!found.valid()) return at_index(from_errno(), 0);
+    auto file = open_regular_file(found.get());
+    if (!file) return at_index(file.error(), 0);
     const auto size = static_cast<std::uint64_t>(st.st_size);
-    auto bytes = read_regular_file(fd.get(), std::min(size, limit));
+    auto bytes = read_regular_file(file.value().fd.get(), std::min(size, limit));
     if (!bytes) return at_index(bytes.error(), 0);
     placed = install_file(to_dir, to, bytes.value().data.get(), bytes.value().size,
                           static_cast<std::uint32_t>(st.st_mode & 0777), overwrite);
@@ -382,7 +372,7 @@ Result<Bytes> Sandbox::read_range(std::string_view text, std::uint64_t offset,
   // The name's rules first, as read() does: a refused suffix is refused whether or not the
   // file exists.
   if (auto st = check_read_rules(t, 0); !st) return st.error();
-  auto file = regular_file(open(t, kReadFlags), table_, t.path);
+  auto file = regular_file(open(t, O_PATH), table_, t.path);
   if (!file) return file.error();
   const std::uint64_t size = file.value().size;
   if (auto st = check_read_rules(t, size); !st) return st.error();
@@ -398,7 +388,7 @@ Status Sandbox::edit(std::string_view text, std::string_view old_text,
   if (!target) return target.error();
   const Target& t = target.value();
   if (auto st = require_mount(t); !st) return st.error();
-  auto file = regular_file(open(t, kReadFlags), table_, t.path);
+  auto file = regular_file(open(t, O_PATH), table_, t.path);
   if (!file) return file.error();
   if (auto st = check_read_rules(t, file.value().size); !st) return st.error();
   auto bytes = read_regular_file(file.value().fd.get(), read_limit(t));
@@ -468,7 +458,7 @@ Status Sandbox::copy(std::string_view from_text, std::string_view to_text, bool 
   const Target& t = to.value();
   if (auto st = require_mount(f); !st) return at_index(st.error(), 0);
   if (auto st = writable(t); !st) return at_index(st.error(), 1);
-  auto file = regular_file(open(f, kReadFlags), table_, f.path);
+  auto file = regular_file(open(f, O_PATH), table_, f.path);
   if (!file) return at_index(file.error(), 0);
   const std::uint64_t size = file.value().size;
   if (auto st = check_read_rules(f, size); !st) return at_index(st.error(), 0);
@@ -569,12 +559,12 @@ Result<std::vector<Bytes>> Sandbox::read_attachments(const std::vector<std::stri
     }
     targets.push_back(std::move(target.value()));
   }
-  std::vector<OpenFile> files;
+  std::vector<ReadableFile> files;
   std::uint64_t total = 0;
   for (std::size_t i = 0; i < targets.size(); ++i) {
     const Target& t = targets[i];
     if (auto st = require_mount(t); !st) return at_index(st.error(), i);
-    auto file = regular_file(open(t, kReadFlags), table_, t.path);
+    auto file = regular_file(open(t, O_PATH), table_, t.path);
     if (!file) return at_index(file.error(), i);
     const std::uint64_t size = file.value().size;
     if (auto st = check_read_rules(t, size); !st) return at_index(st.error(), i);

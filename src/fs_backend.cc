@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <random>
 
 namespace msb {
@@ -60,6 +61,25 @@ Result<UniqueFd> create_temp(int dir_fd, mode_t mode, std::string& name_out) {
   return Error{Errc::already_exists, EEXIST};
 }
 
+// "/proc/self/fd/N": the magic link through which a descriptor's own inode can be reopened.
+struct ProcFdPath {
+  char text[32];
+};
+
+ProcFdPath proc_fd_path(int fd) {
+  ProcFdPath out;
+  std::snprintf(out.text, sizeof(out.text), "/proc/self/fd/%d", fd);
+  return out;
+}
+
+bool proc_fd_available() {
+  static const bool available = [] {
+    UniqueFd fd(::open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC));
+    return fd.valid();
+  }();
+  return available;
+}
+
 // The replacement takes the old file's permission bits (never set-id bits: a rewrite must not
 // mint a setuid file) and, where the process may, its owner and group.
 Status copy_attributes(int fd, const struct stat& old) {
@@ -72,6 +92,20 @@ Status copy_attributes(int fd, const struct stat& old) {
 }
 
 }  // namespace
+
+Result<ReadableFile> open_regular_file(int path_fd) {
+  struct stat st;
+  if (::fstat(path_fd, &st) != 0) return from_errno();
+  if (S_ISDIR(st.st_mode)) return Errc::is_directory;
+  if (!S_ISREG(st.st_mode)) return Errc::not_regular_file;
+  UniqueFd fd(::open(proc_fd_path(path_fd).text, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  if (!fd.valid()) {
+    if (errno == ENOENT && !proc_fd_available()) return Errc::proc_unavailable;
+    return from_errno();
+  }
+  return ReadableFile{std::move(fd), static_cast<std::uint64_t>(st.st_size),
+                      static_cast<std::uint32_t>(st.st_mode & 0777)};
+}
 
 Result<FileInfo> stat_fd(int fd, bool cached_only) {
   struct statx sx;
@@ -102,9 +136,7 @@ std::optional<Bytes> read_local_cached_file(int path_fd, std::uint64_t limit) {
     case TMPFS_MAGIC: break;
     default: return std::nullopt;
   }
-  char proc_path[32];
-  std::snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", path_fd);
-  UniqueFd fd(::open(proc_path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  UniqueFd fd(::open(proc_fd_path(path_fd).text, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
   if (!fd.valid()) return std::nullopt;
   Bytes out;
   // One spare byte: a file that grew since fstat is left to the blocking path.
@@ -200,26 +232,7 @@ Result<std::vector<std::string>> read_dir_names(int dir_fd) {
 
 Status replace_file(int dir_fd, const std::string& name, const std::uint8_t* data,
                     std::size_t size) {
-  struct stat old;
-  bool had_file = false;
-  if (::fstatat(dir_fd, name.c_str(), &old, AT_SYMLINK_NOFOLLOW) == 0) {
-    if (S_ISDIR(old.st_mode)) return Errc::is_directory;
-    if (!S_ISREG(old.st_mode) && !S_ISLNK(old.st_mode)) return Errc::not_regular_file;
-    had_file = S_ISREG(old.st_mode);
-  } else if (errno != ENOENT) {
-    return from_errno();
-  }
-  std::string temp;
-  // A new file gets the usual 0666 & ~umask; a replacement starts private until it has the old
-  // file's attributes, and only then receives the data.
-  auto created = create_temp(dir_fd, had_file ? 0600 : 0666, temp);
-  if (!created) return created.error();
-  UniqueFd fd = std::move(created.value());
-  Status st = had_file ? copy_attributes(fd.get(), old) : ok_status();
-  if (st) st = write_all(fd.get(), data, size);
-  if (st && ::renameat(dir_fd, temp.c_str(), dir_fd, name.c_str()) != 0) st = from_errno();
-  if (!st) ::unlinkat(dir_fd, temp.c_str(), 0);
-  return st;
+  return install_file(dir_fd, name, data, size, 0666, true);
 }
 
 Status remove_entry(int dir_fd, const std::string& name) {
@@ -268,6 +281,55 @@ Result<std::optional<struct stat>> entry_to_replace(int dir_fd, const std::strin
   return std::optional<struct stat>{st};
 }
 
+// An unnamed regular file in `dir_fd` (O_TMPFILE), or std::nullopt where the filesystem does
+// not offer one, or /proc (needed to link it in) is missing: the caller then names its temporary.
+std::optional<Result<UniqueFd>> create_unnamed(int dir_fd, mode_t mode) {
+  if (!proc_fd_available()) return std::nullopt;
+  const int fd = ::openat(dir_fd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+  if (fd >= 0) return Result<UniqueFd>(UniqueFd(fd));
+  if (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL) return std::nullopt;
+  return Result<UniqueFd>(from_errno());
+}
+
+// 0, or the errno of linking the unnamed file `fd` in as `name` (never replacing anything).
+int link_unnamed(int fd, int dir_fd, const std::string& name) {
+  if (::linkat(AT_FDCWD, proc_fd_path(fd).text, dir_fd, name.c_str(), AT_SYMLINK_FOLLOW) == 0) {
+    return 0;
+  }
+  return errno;
+}
+
+// Names the finished unnamed file: linked straight to `name` where nothing is there, else (with
+// `replace`) linked under a random name and at once renamed over the old entry.
+Status commit_unnamed(int fd, int dir_fd, const std::string& name, bool replace, bool occupied) {
+  if (!occupied) {
+    const int err = link_unnamed(fd, dir_fd, name);
+    if (err == 0) return ok_status();
+    if (err != EEXIST) return Error{errc_from_errno(err), err};
+    if (!replace) return Error{Errc::already_exists, EEXIST};  // created meanwhile
+  }
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    const std::string temp = temp_name();
+    const int err = link_unnamed(fd, dir_fd, temp);
+    if (err == EEXIST) continue;
+    if (err != 0) return Error{errc_from_errno(err), err};
+    Status st = commit_temp(dir_fd, temp, name, true);
+    if (!st) ::unlinkat(dir_fd, temp.c_str(), 0);
+    return st;
+  }
+  return Error{Errc::already_exists, EEXIST};
+}
+
+// The new file's contents and, for a replacement, the old file's attributes (set first, so the
+// data never sits in a file more open than the one it replaces).
+Status fill(int fd, const std::optional<struct stat>& old, const std::uint8_t* data,
+            std::size_t size) {
+  if (old && S_ISREG(old->st_mode)) {
+    if (auto st = copy_attributes(fd, *old); !st) return st;
+  }
+  return write_all(fd, data, size);
+}
+
 }  // namespace
 
 Status install_file(int dir_fd, const std::string& name, const std::uint8_t* data, std::size_t size,
@@ -275,13 +337,18 @@ Status install_file(int dir_fd, const std::string& name, const std::uint8_t* dat
   auto existing = entry_to_replace(dir_fd, name, replace);
   if (!existing) return existing.error();
   const auto& old = existing.value();
-  const bool had_file = old && S_ISREG(old->st_mode);
+  // A replacement starts private until it has the old file's attributes.
+  const mode_t mode = old && S_ISREG(old->st_mode) ? 0600 : static_cast<mode_t>(new_mode & 0777);
+  if (auto unnamed = create_unnamed(dir_fd, mode)) {
+    if (!*unnamed) return unnamed->error();
+    const UniqueFd fd = std::move(unnamed->value());
+    if (auto st = fill(fd.get(), old, data, size); !st) return st;  // nothing named to clean up
+    return commit_unnamed(fd.get(), dir_fd, name, replace, old.has_value());
+  }
   std::string temp;
-  auto created = create_temp(dir_fd, had_file ? 0600 : static_cast<mode_t>(new_mode & 0777), temp);
+  auto created = create_temp(dir_fd, mode, temp);
   if (!created) return created.error();
-  UniqueFd fd = std::move(created.value());
-  Status st = had_file ? copy_attributes(fd.get(), *old) : ok_status();
-  if (st) st = write_all(fd.get(), data, size);
+  Status st = fill(created.value().get(), old, data, size);
   if (st) st = commit_temp(dir_fd, temp, name, replace);
   if (!st) ::unlinkat(dir_fd, temp.c_str(), 0);
   return st;

@@ -34,6 +34,20 @@ struct FileInfo {
   double modified_ms = 0;  // milliseconds since the epoch
 };
 
+// A regular file opened for reading, with what fstat said when it was checked.
+struct ReadableFile {
+  UniqueFd fd;
+  std::uint64_t size = 0;
+  std::uint32_t mode = 0;  // permission bits
+};
+
+// Opens for reading the file an O_PATH descriptor names, only if it is a regular file:
+// is_directory or not_regular_file otherwise, decided before anything is opened, because opening
+// a FIFO or a device is itself an action (it releases a writer blocked in open(), runs a driver's
+// open hook). The reopen goes through /proc/self/fd, so it is the very inode that was checked;
+// without /proc mounted it fails with unsupported rather than reopen by name.
+Result<ReadableFile> open_regular_file(int path_fd);
+
 // Reads a regular file's whole contents from an fd opened O_RDONLY|O_NONBLOCK. Refuses anything
 // that is not a regular file, and anything larger than `limit` before allocating for it.
 Result<Bytes> read_regular_file(int fd, std::uint64_t limit);
@@ -55,6 +69,9 @@ Result<std::vector<std::string>> read_dir_names(int dir_fd);
 // the same directory, then renamed over the old entry, so readers see the old or the new
 // contents, never a mix, and a hard link elsewhere to the old inode is never written through.
 // The old file's permission bits are kept. Refuses to replace directories and special files.
+// The temporary is unnamed (O_TMPFILE) where the filesystem allows, so a process killed midway
+// leaves nothing behind; it gets a name only once complete (a new file is linked straight to
+// `name`, a replacement under a random name that is at once renamed over the old entry).
 Status replace_file(int dir_fd, const std::string& name, const std::uint8_t* data,
                     std::size_t size);
 

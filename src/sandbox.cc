@@ -11,7 +11,6 @@
 namespace msb {
 namespace {
 
-constexpr int kReadFlags = O_RDONLY | O_NONBLOCK | O_NOCTTY;
 constexpr int kDirFlags = O_RDONLY | O_DIRECTORY;
 constexpr int kPathFlags = O_PATH;
 constexpr int kMaxParentWalk = 4096;
@@ -240,14 +239,16 @@ Result<Bytes> Sandbox::read(std::string_view text) const {
   if (t.at.mount != nullptr) {
     if (auto st = check_read_rules(t, 0); !st) return st.error();
   }
-  auto fd = open(t, kReadFlags);
+  auto fd = open(t, kPathFlags);
   if (!fd) {
     if (fd.error().code == Errc::not_found && table_.holds_mount_point(target.value().path)) {
       return Errc::is_directory;
     }
     return fd.error();
   }
-  return read_regular_file(fd.value().get(), read_limit(t));
+  auto file = open_regular_file(fd.value().get());
+  if (!file) return file.error();
+  return read_regular_file(file.value().fd.get(), read_limit(t));
 }
 
 Result<bool> Sandbox::exists(std::string_view text) const {
