@@ -3,6 +3,8 @@
 namespace msb_binding {
 namespace {
 
+constexpr double kMaxSafeInteger = 9007199254740991.0;  // Number.MAX_SAFE_INTEGER
+
 msb::Approval approval_from(const Napi::Value& value) {
   return msb::approval_from_name(value.As<Napi::String>().Utf8Value()).value_or(msb::Approval::ask);
 }
@@ -45,7 +47,13 @@ msb::FilePolicy policy_from(const Napi::Object& object) {
   policy.denied_suffixes = strings_from(object.Get("deniedSuffixes").As<Napi::Array>());
   Napi::Value max = object.Get("maxFileBytes");
   if (max.IsNumber()) {
-    policy.max_file_bytes = static_cast<std::uint64_t>(max.As<Napi::Number>().DoubleValue());
+    // Validated by the facade; checked again because casting NaN or a double beyond 2^64 is
+    // undefined behaviour.
+    const double bytes = max.As<Napi::Number>().DoubleValue();
+    if (!(bytes >= 0 && bytes <= kMaxSafeInteger)) {
+      throw Napi::RangeError::New(object.Env(), "maxFileBytes out of range");
+    }
+    policy.max_file_bytes = static_cast<std::uint64_t>(bytes);
   }
   return policy;
 }

@@ -6,6 +6,8 @@
 // size on the open descriptors, and only then reads.
 const path = require('path');
 const { AttachmentPolicyError, invalidPath } = require('./errors');
+const { plainData, record } = require('./plain');
+const { foldSuffix, hasSuffix } = require('./suffix');
 
 const DEFAULT_ATTACHMENT_POLICY = Object.freeze({
   max_attachments: 4,
@@ -14,7 +16,7 @@ const DEFAULT_ATTACHMENT_POLICY = Object.freeze({
   denied_suffixes: [],
 });
 
-const MEDIA_TYPES = {
+const MEDIA_TYPES = record({
   '.txt': 'text/plain', '.md': 'text/markdown', '.csv': 'text/csv', '.html': 'text/html',
   '.htm': 'text/html', '.css': 'text/css', '.js': 'text/javascript', '.mjs': 'text/javascript',
   '.ts': 'text/x-typescript', '.py': 'text/x-python', '.xml': 'application/xml',
@@ -22,7 +24,7 @@ const MEDIA_TYPES = {
   '.pdf': 'application/pdf', '.zip': 'application/zip', '.png': 'image/png', '.jpg': 'image/jpeg',
   '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp', '.svg': 'image/svg+xml',
   '.mp3': 'audio/mpeg', '.wav': 'audio/wav', '.mp4': 'video/mp4',
-};
+});
 
 function mediaTypeOf(name) {
   return MEDIA_TYPES[path.posix.extname(name).toLowerCase()] || 'application/octet-stream';
@@ -32,21 +34,30 @@ function isTextual(mediaType) {
   return mediaType.startsWith('text/') || /\/(json|xml|yaml)$/.test(mediaType) || mediaType === 'image/svg+xml';
 }
 
-function fail(message) {
-  throw new TypeError(`Invalid attachment policy: ${message}`);
+function policyError(message) {
+  return new TypeError(`Invalid attachment policy: ${message}`);
 }
 
+function fail(message) {
+  throw policyError(message);
+}
+
+// Folded as the core folds (lib/suffix.js), so that the rule checked here is the one it applies.
 function suffixList(value, key) {
   if (value === undefined) return [];
-  if (!Array.isArray(value) || value.some((s) => typeof s !== 'string' || s.length === 0)) {
+  if (!Array.isArray(value) || value.some((s) => typeof s !== 'string' || s.length === 0 || !s.isWellFormed())) {
     fail(`${key} must be an array of suffixes such as [".pdf"]`);
   }
-  return value.map((s) => (s.startsWith('.') ? s : `.${s}`).toLowerCase());
+  return value.map((s) => foldSuffix(s.startsWith('.') ? s : `.${s}`));
 }
 
-// Accepts golem-forge's snake_case policy object (and camelCase), filling its defaults.
-function normalizePolicy(policy = {}) {
-  if (policy === null || typeof policy !== 'object') fail('expected an object');
+// Accepts golem-forge's snake_case policy object (and camelCase), filling its defaults. The
+// policy is copied into plain own data first: no default comes from a prototype.
+function normalizePolicy(given) {
+  if (given !== undefined && (given === null || typeof given !== 'object' || Array.isArray(given))) {
+    fail('expected an object');
+  }
+  const policy = given === undefined ? record({}) : plainData(given, policyError);
   const pick = (snake, camel) => (policy[snake] !== undefined ? policy[snake] : policy[camel]);
   const known = ['max_attachments', 'maxAttachments', 'max_total_bytes', 'maxTotalBytes',
     'allowed_suffixes', 'allowedSuffixes', 'denied_suffixes', 'deniedSuffixes'];
@@ -55,12 +66,12 @@ function normalizePolicy(policy = {}) {
   const maxTotalBytes = pick('max_total_bytes', 'maxTotalBytes') ?? DEFAULT_ATTACHMENT_POLICY.max_total_bytes;
   if (!Number.isSafeInteger(maxAttachments) || maxAttachments < 0) fail('max_attachments must be a non-negative integer');
   if (!Number.isSafeInteger(maxTotalBytes) || maxTotalBytes <= 0) fail('max_total_bytes must be a positive integer');
-  return {
+  return record({
     maxAttachments,
     maxTotalBytes,
     allowedSuffixes: suffixList(pick('allowed_suffixes', 'allowedSuffixes'), 'allowed_suffixes'),
     deniedSuffixes: suffixList(pick('denied_suffixes', 'deniedSuffixes'), 'denied_suffixes'),
-  };
+  });
 }
 
 // The name the core will open: "/notes.env/." and "/notes.env/x/.." are /notes.env, so the
@@ -75,18 +86,19 @@ function checkLexicalRules(paths, policy) {
       `up to ${policy.maxAttachments} attachment(s) allowed but ${paths.length} provided.`);
   }
   for (const p of paths) {
-    const name = fileNameOf(p).toLowerCase();
-    if (policy.allowedSuffixes.length > 0 && !policy.allowedSuffixes.some((s) => name.endsWith(s))) {
+    const name = fileNameOf(p);
+    if (policy.allowedSuffixes.length > 0 && !policy.allowedSuffixes.some((s) => hasSuffix(name, s))) {
       throw new AttachmentPolicyError('allowedSuffixes',
         `${p} is not in the allowed list: ${policy.allowedSuffixes.join(', ')}`, p);
     }
-    const denied = policy.deniedSuffixes.find((s) => name.endsWith(s));
+    const denied = policy.deniedSuffixes.find((s) => hasSuffix(name, s));
     if (denied) throw new AttachmentPolicyError('deniedSuffixes', `${p} extension ${denied} is denied.`, p);
   }
 }
 
-async function readAttachments(native, paths, policy) {
-  if (!Array.isArray(paths)) throw new TypeError('expected an array of virtual paths for attachments');
+async function readAttachments(native, given, policy) {
+  if (!Array.isArray(given)) throw new TypeError('expected an array of virtual paths for attachments');
+  const paths = plainData(given, (message) => new TypeError(message), 'attachments');
   for (const p of paths) {
     if (typeof p !== 'string') throw new TypeError(`expected a string for attachment path, got ${typeof p}`);
     if (p.length >= 4096 || !p.isWellFormed()) throw invalidPath(p.length >= 4096 ? 'tooLong' : 'surrogate', p.slice(0, 64));

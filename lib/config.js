@@ -2,9 +2,13 @@
 
 // Validates and normalizes a sandbox config before it reaches the addon, with messages that say
 // which key is wrong and what is expected. Unknown keys are refused: a misspelt `readOnly` must
-// not silently leave a mount writable.
+// not silently leave a mount writable. The config is first copied into plain own data
+// (lib/plain.js): nothing is read from a prototype, a getter is refused, and what the addon
+// receives is exactly what was validated, in null-prototype records.
 const path = require('path');
 const { SandboxConfigError } = require('./errors');
+const { plainData, record } = require('./plain');
+const { foldSuffix } = require('./suffix');
 
 const DEFAULT_MAX_READ_BYTES = 128 * 1024 * 1024;
 const RESOLVERS = ['auto', 'openat2', 'walk'];
@@ -14,8 +18,12 @@ const CONFIG_KEYS = ['root', 'readonly', 'mounts', 'maxReadBytes', 'resolver', '
 const MOUNT_KEYS = ['source', 'target', 'readonly', ...POLICY_KEYS];
 const APPROVALS = ['preApproved', 'ask', 'blocked'];
 
+function configError(message) {
+  return new SandboxConfigError(`Invalid sandbox config: ${message}`);
+}
+
 function fail(message) {
-  throw new SandboxConfigError(`Invalid sandbox config: ${message}`);
+  throw configError(message);
 }
 
 function checkKeys(object, allowed, where) {
@@ -51,7 +59,7 @@ function normalizeTarget(value, where) {
 }
 
 function normalizeApproval(value, where) {
-  if (value === undefined) return { write: 'ask', delete: 'ask' };
+  if (value === undefined) return record({ write: 'ask', delete: 'ask' });
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     fail(`${where} must be an object like { write: "ask", delete: "blocked" }`);
   }
@@ -61,28 +69,29 @@ function normalizeApproval(value, where) {
     if (!APPROVALS.includes(v)) fail(`${where}.${key} must be one of ${APPROVALS.join(', ')}`);
     return v;
   };
-  return { write: pick('write'), delete: pick('delete') };
+  return record({ write: pick('write'), delete: pick('delete') });
 }
 
 function normalizeSuffixes(value, where) {
   if (!Array.isArray(value)) fail(`${where} must be an array of suffixes such as [".md", ".txt"]`);
   return value.map((s, i) => {
-    if (typeof s !== 'string' || s.length < 2 || !s.startsWith('.') || s.includes('/') || s.includes('\0')) {
+    if (typeof s !== 'string' || s.length < 2 || !s.startsWith('.') || s.includes('/') || s.includes('\0') ||
+        !s.isWellFormed()) {
       fail(`${where}[${i}] must be a suffix starting with "." such as ".md"`);
     }
-    return s.toLowerCase();
+    return foldSuffix(s);
   });
 }
 
 // The approval and file policy keys a mount (or the root) may carry.
 function normalizePolicy(object, where) {
-  const policy = {
+  const policy = record({
     allowedSuffixes:
       object.allowedSuffixes === undefined ? null : normalizeSuffixes(object.allowedSuffixes, `${where}allowedSuffixes`),
     deniedSuffixes:
       object.deniedSuffixes === undefined ? [] : normalizeSuffixes(object.deniedSuffixes, `${where}deniedSuffixes`),
     maxFileBytes: null,
-  };
+  });
   if (object.maxFileBytes !== undefined) {
     if (!Number.isSafeInteger(object.maxFileBytes) || object.maxFileBytes < 0) {
       fail(`${where}maxFileBytes must be a non-negative integer`);
@@ -92,10 +101,16 @@ function normalizePolicy(object, where) {
   return { approval: normalizeApproval(object.approval, `${where}approval`), policy };
 }
 
-function normalizeConfig(config) {
-  if (config === null || typeof config !== 'object' || Array.isArray(config)) {
+// process.env answers an unset variable from Object.prototype.
+function ownEnv(name) {
+  return Object.hasOwn(process.env, name) ? process.env[name] : undefined;
+}
+
+function normalizeConfig(given) {
+  if (given === null || typeof given !== 'object' || Array.isArray(given)) {
     fail('expected an object like { root: "/path/to/project" }');
   }
+  const config = plainData(given, configError);
   checkKeys(config, CONFIG_KEYS, '');
   if (config.mounts !== undefined && !Array.isArray(config.mounts)) fail('mounts must be an array');
   // Without a root, "/" only lists the mounts (the zone form of program configs).
@@ -110,12 +125,12 @@ function normalizeConfig(config) {
     const target = normalizeTarget(mount.target, `${where}.target`);
     if (seen.has(target)) fail(`${where}.target "${target}" is mounted twice`);
     seen.add(target);
-    return {
+    return record({
       source: checkHostPath(mount.source, `${where}.source`),
       target,
       readonly: checkOptionalBoolean(mount.readonly, `${where}.readonly`),
       ...normalizePolicy(mount, `${where}.`),
-    };
+    });
   });
   let maxReadBytes = DEFAULT_MAX_READ_BYTES;
   if (config.maxReadBytes !== undefined) {
@@ -124,7 +139,7 @@ function normalizeConfig(config) {
       fail('maxReadBytes must be an integer between 0 and 4294967296');
     }
   }
-  const resolver = config.resolver ?? process.env.MOUNT_SANDBOX_RESOLVER ?? 'auto';
+  const resolver = config.resolver ?? ownEnv('MOUNT_SANDBOX_RESOLVER') ?? 'auto';
   if (!RESOLVERS.includes(resolver)) fail(`resolver must be one of ${RESOLVERS.join(', ')}`);
   let maxDepth = DEFAULT_MAX_DEPTH;
   if (config.maxDepth !== undefined) {
@@ -133,7 +148,7 @@ function normalizeConfig(config) {
       fail('maxDepth must be an integer between 0 and 1000');
     }
   }
-  return { root, readonly, ...normalizePolicy(config, ''), mounts, maxReadBytes, resolver, maxDepth };
+  return record({ root, readonly, ...normalizePolicy(config, ''), mounts, maxReadBytes, resolver, maxDepth });
 }
 
 module.exports = { normalizeConfig, DEFAULT_MAX_READ_BYTES, DEFAULT_MAX_DEPTH, APPROVALS };

@@ -336,9 +336,12 @@ function rulesFor(config, path) {
 
 // Builds the facade error for a core error code. Called by the addon, with the virtual path the
 // caller named; the host path never reaches this function.
-function errorFromCode(code, path, details, context) {
-  const error = errorFor(code, path, details || {}, context);
-  if (details && details.index !== undefined) error.index = details.index;
+function errorFromCode(code, path, given, context) {
+  // Own keys only: the addon sets a detail only when it applies, and an absent one must not be
+  // read from Object.prototype.
+  const details = Object.assign(Object.create(null), given);
+  const error = errorFor(code, path, details, context);
+  if (details.index !== undefined) error.index = details.index;
   return error;
 }
 
@@ -418,7 +421,7 @@ function errorFor(code, path, details, context) {
     case 'ALREADY_EXISTS':
       return new SandboxError(code, `Already exists: ${path}`, path);
     default:
-      return new SandboxError('IO_ERROR', `I/O error on ${path}${details && details.errno ? ` (errno ${details.errno})` : ''}`, path);
+      return new SandboxError('IO_ERROR', `I/O error on ${path}${details.errno ? ` (errno ${details.errno})` : ''}`, path);
   }
 }
 

@@ -11,6 +11,7 @@ const path = require('path');
 const { launcherPath } = require('./launcher');
 const { ExecEnforcementError, ExecError } = require('./errors');
 const { protectedFiles } = require('./protected');
+const { plainData } = require('./plain');
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const MAX_TIMEOUT_MS = 300_000;
@@ -68,7 +69,7 @@ function checkEnv(env) {
   if (env === null || typeof env !== 'object' || Array.isArray(env)) {
     throw new TypeError('expected an object of strings for env, like { NODE_ENV: "test" }');
   }
-  const out = {};
+  const out = Object.create(null); // a variable named "__proto__" is a variable like any other
   for (const [name, value] of Object.entries(env)) {
     if (name === '' || name.includes('=') || name.includes('\0') || !name.isWellFormed()) {
       throw new TypeError(`invalid environment variable name "${name}"`);
@@ -97,9 +98,13 @@ function checkStdin(stdin) {
   throw new TypeError('expected a string or Uint8Array for stdin');
 }
 
-// Everything validated before anything is created or run.
-function parseOptions(options) {
-  if (options === null || typeof options !== 'object') throw new TypeError('expected an options object');
+const typeError = (message) => new TypeError(message);
+
+// Everything validated before anything is created or run, on a plain copy of the options (no
+// default from a prototype, no getter run; see lib/plain.js).
+function parseOptions(given) {
+  if (given === null || typeof given !== 'object' || Array.isArray(given)) throw new TypeError('expected an options object');
+  const options = plainData(given, typeError);
   for (const key of Object.keys(options)) {
     if (!OPTIONS.includes(key)) throw new TypeError(`unknown option "${key}" (allowed: ${OPTIONS.join(', ')})`);
   }
@@ -223,7 +228,7 @@ const STAGE_MESSAGES = {
 };
 
 function launchError(stage, errno, cwd) {
-  const known = STAGE_MESSAGES[stage];
+  const known = Object.hasOwn(STAGE_MESSAGES, stage) ? STAGE_MESSAGES[stage] : undefined;
   if (known) {
     return new ExecEnforcementError(
       `Refusing to run: ${known[0]}. Pass { allowWeakerEnforcement: true } to run with what this machine offers.`,
@@ -368,7 +373,8 @@ function run(policy, opts) {
 }
 
 // `handle` is the sandbox's native object (for its pinned mount sources).
-async function exec(sandbox, handle, argv, options = {}) {
+async function exec(sandbox, handle, givenArgv, options = {}) {
+  const argv = Array.isArray(givenArgv) ? plainData(givenArgv, typeError, 'argv') : givenArgv;
   checkArgv(argv);
   const opts = parseOptions(options);
   const cwd = await hostCwd(sandbox, opts.cwd);

@@ -1,5 +1,11 @@
 // Public types of mount-sandbox. Names and shapes match golem-forge's sandbox-types.ts so its
 // packages can re-export them.
+//
+// Every object passed in (configs, restrictions, zone requests, policies, options) is read as
+// plain data: its own enumerable properties, each read once. Inherited properties are ignored,
+// and a getter or setter is refused without being called: SandboxConfigError in a config given to
+// createMountSandbox(Async), TypeError (a rejected promise from async methods) elsewhere, naming
+// the key.
 
 export interface FileStat {
   /** The virtual path exactly as the caller passed it. */
@@ -23,6 +29,7 @@ export interface FileOperations {
   readBinary(path: string, range?: ReadRange): Promise<Uint8Array>;
   /** Atomically replace the file (temp file + rename), creating parent directories. */
   write(path: string, content: string): Promise<void>;
+  /** Any ArrayBuffer view is accepted; one over a SharedArrayBuffer is copied before the call. */
   writeBinary(path: string, content: Uint8Array): Promise<void>;
   /** Delete a file or symlink (never a directory, never a symlink's target). */
   delete(path: string): Promise<void>;
@@ -47,7 +54,11 @@ export interface ApprovalConfig {
 export interface MountPolicyConfig {
   /** Consent needed for changes here. Default ask; `blocked` is enforced by the operations. */
   approval?: ApprovalConfig;
-  /** Only files ending in one of these (case-insensitive, starting with "."). */
+  /**
+   * Only files ending in one of these (starting with "."). Case folds for ASCII letters only, as
+   * in program config files and attachment policies: ".MD" matches "notes.md", ".ÉT" matches
+   * "key.Ét" but not "key.ét".
+   */
   allowedSuffixes?: string[];
   deniedSuffixes?: string[];
   /** Largest file a read accepts and a write may produce here. */

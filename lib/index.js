@@ -3,6 +3,7 @@
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
+const { isSharedArrayBuffer } = require('util').types;
 const native = require('./native');
 const errors = require('./errors');
 const { normalizeConfig, DEFAULT_MAX_READ_BYTES, APPROVALS } = require('./config');
@@ -12,23 +13,27 @@ const { readAttachments, DEFAULT_ATTACHMENT_POLICY } = require('./attachments');
 const program = require('./program');
 const { exec } = require('./exec');
 const { protectedFiles, addProtectedFiles } = require('./protected');
+const { plainData, optionsOf, record } = require('./plain');
 
 const DEFAULT_GLOB_LIMIT = 1000;
 const MAX_GLOB_LIMIT = 100000;
 
-function optionsProblem(options, allowed) {
-  if (options === null || typeof options !== 'object') return new TypeError('expected an options object');
-  for (const key of Object.keys(options)) {
-    if (!allowed.includes(key)) return new TypeError(`unknown option "${key}" (allowed: ${allowed.join(', ')})`);
+const typeError = (message) => new TypeError(message);
+
+// A synchronous throw while starting an async operation becomes its rejection.
+function rejecting(start) {
+  try {
+    return start();
+  } catch (e) {
+    return Promise.reject(e);
   }
-  return null;
 }
 
 // { offset, length } -> validated numbers; length defaults to "to the end" (bounded by the
 // sandbox's read limit in the core).
-function rangeArgs(range) {
-  const problem = optionsProblem(range, ['offset', 'length']);
-  if (problem) return Promise.reject(problem);
+function rangeArgs(given) {
+  const range = optionsOf(given, ['offset', 'length']);
+  if (range instanceof Error) return Promise.reject(range);
   const offset = range.offset ?? 0;
   const length = range.length ?? Number.MAX_SAFE_INTEGER;
   for (const [name, v] of [['offset', offset], ['length', length]]) {
@@ -43,13 +48,22 @@ function toUint8Array(buf) {
   return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
 }
 
+// The bytes of an ArrayBuffer view, as a typed array the addon can copy from. A view over shared
+// memory is copied here first: the addon cannot borrow a SharedArrayBuffer, and another thread
+// may change it while it is read.
+function bytesOf(view) {
+  if (isSharedArrayBuffer(view.buffer)) return new Uint8Array(view.buffer, view.byteOffset, view.byteLength).slice();
+  return view instanceof DataView || !('BYTES_PER_ELEMENT' in view) ? toUint8Array(view) : view;
+}
+
 // Approvals a restriction adds; unnamed operations keep the parent's (preApproved never loosens).
+// `approval` is already a plain copy.
 function tighteningApproval(approval) {
   if (approval === undefined) return undefined;
   if (approval === null || typeof approval !== 'object') {
     throw new TypeError('expected an object like { write: "ask", delete: "blocked" } for approval');
   }
-  const out = { write: 'preApproved', delete: 'preApproved' };
+  const out = record({ write: 'preApproved', delete: 'preApproved' });
   for (const [key, value] of Object.entries(approval)) {
     if (key !== 'write' && key !== 'delete') throw new TypeError(`unknown key "${key}" in approval (allowed: write, delete)`);
     if (!APPROVALS.includes(value)) throw new TypeError(`expected one of ${APPROVALS.join(', ')} for approval.${key}`);
@@ -142,11 +156,7 @@ class MountSandbox {
     if (!ArrayBuffer.isView(content)) {
       return Promise.reject(new TypeError('expected a Uint8Array (or another ArrayBuffer view) for content'));
     }
-    const bytes =
-      content instanceof DataView || !('BYTES_PER_ELEMENT' in content)
-        ? new Uint8Array(content.buffer, content.byteOffset, content.byteLength)
-        : content;
-    return this[NATIVE].write(p, bytes);
+    return rejecting(() => this[NATIVE].write(p, bytesOf(content)));
   }
 
   delete(p) {
@@ -194,8 +204,9 @@ class MountSandbox {
     return this.#transfer('copy', from, to, options);
   }
 
-  #transfer(op, from, to, options = {}) {
-    const problem = pathProblem(from) || pathProblem(to) || optionsProblem(options, ['overwrite']);
+  #transfer(op, from, to, given) {
+    const options = optionsOf(given, ['overwrite']);
+    const problem = pathProblem(from) || pathProblem(to) || (options instanceof Error ? options : null);
     if (problem) return Promise.reject(problem);
     if (options.overwrite !== undefined && typeof options.overwrite !== 'boolean') {
       return Promise.reject(new TypeError('expected a boolean for overwrite'));
@@ -210,12 +221,12 @@ class MountSandbox {
 
   // Virtual paths matching a pattern such as "/src/**/*.ts", sorted, at most `limit` (1000 by
   // default); `truncated` says more matched.
-  glob(pattern, options = {}) {
+  glob(pattern, given) {
     if (typeof pattern !== 'string' || pattern.length === 0 || pattern.length >= MAX_PATH_LENGTH) {
       return Promise.reject(new TypeError('expected a non-empty pattern string such as "/src/**/*.ts"'));
     }
-    const problem = optionsProblem(options, ['limit']);
-    if (problem) return Promise.reject(problem);
+    const options = optionsOf(given, ['limit']);
+    if (options instanceof Error) return Promise.reject(options);
     const limit = options.limit ?? DEFAULT_GLOB_LIMIT;
     if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_GLOB_LIMIT) {
       return Promise.reject(new RangeError(`expected an integer between 1 and ${MAX_GLOB_LIMIT} for limit`));
@@ -271,10 +282,11 @@ class MountSandbox {
   }
 
   // A narrower view: a subtree, read-only, tighter approvals. Never wider than this one.
-  restrict(restriction = {}) {
-    if (restriction === null || typeof restriction !== 'object') {
+  restrict(given = {}) {
+    if (given === null || typeof given !== 'object' || Array.isArray(given)) {
       throw new TypeError('expected an object like { restrict: "/src", readonly: true } for restriction');
     }
+    const restriction = plainData(given, typeError);
     for (const key of Object.keys(restriction)) {
       if (!['restrict', 'readonly', 'approval'].includes(key)) {
         throw new TypeError(`unknown key "${key}" in restriction (allowed: restrict, readonly, approval)`);
@@ -291,8 +303,9 @@ class MountSandbox {
   }
 
   // Keeps only the named zones (top-level mounts), each optionally read-only.
-  selectZones(zones) {
-    if (!Array.isArray(zones)) throw new TypeError('expected an array like [{ name: "data", mode: "ro" }]');
+  selectZones(given) {
+    if (!Array.isArray(given)) throw new TypeError('expected an array like [{ name: "data", mode: "ro" }]');
+    const zones = plainData(given, typeError, 'zones');
     const requests = zones.map((z, i) => {
       if (z === null || typeof z !== 'object' || typeof z.name !== 'string') {
         throw new TypeError(`expected { name, mode } for zones[${i}]`);
@@ -300,7 +313,7 @@ class MountSandbox {
       if (z.mode !== undefined && z.mode !== 'ro' && z.mode !== 'rw') {
         throw new TypeError(`expected "ro" or "rw" for zones[${i}].mode`);
       }
-      return { name: z.name, readonly: z.mode === 'ro' };
+      return record({ name: z.name, readonly: z.mode === 'ro' });
     });
     const names = requests.map((r) => r.name);
     const twice = names.find((n, i) => names.indexOf(n) !== i);
@@ -387,7 +400,8 @@ async function createTestSandbox() {
 
 // The sandbox a program config describes (creating missing directories, as
 // createMountSandboxAsync does), or null when it has no sandbox section: no file access.
-async function createSandboxFromConfig(programConfig) {
+async function createSandboxFromConfig(given) {
+  const programConfig = plainData(given, typeError, 'programConfig');
   const config = program.sandboxConfigFrom(programConfig);
   if (config === null) return null;
   return addProtectedFiles(await createMountSandboxAsync(config), [programConfig.file]);

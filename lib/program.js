@@ -7,6 +7,7 @@ const fs = require('fs');
 const path = require('path');
 const native = require('./native');
 const { addProtectedFiles } = require('./protected');
+const { plainData, record } = require('./plain');
 const {
   ConfigFileError,
   PermissionEscalationError,
@@ -28,16 +29,20 @@ function checkText(text, file) {
   }
 }
 
+const typeError = (message) => new TypeError(message);
+
 // Parses program configuration text. `file` (absolute or relative to the current directory)
 // anchors relative paths and names the file in errors; `format` defaults from its extension.
-function parseProgramConfig(text, { file, format } = {}) {
+function parseProgramConfig(text, options) {
+  const given = options !== null && typeof options === 'object' ? plainData(options, typeError, 'options') : record({});
+  const { file, format } = given;
   if (typeof file !== 'string' || file.length === 0) throw new TypeError('expected { file } naming the config file');
   const absolute = path.resolve(file);
   checkText(text, absolute);
   const fmt = format ?? formatOf(absolute);
   if (fmt !== 'yaml' && fmt !== 'json') throw new TypeError('expected "yaml" or "json" for format');
   const result = native.parseProgramConfig(text, absolute, fmt);
-  if (result.error) throw new ConfigFileError({ file: absolute, ...result.error });
+  if (Object.hasOwn(result, 'error')) throw new ConfigFileError({ file: absolute, ...result.error });
   return result.config;
 }
 
@@ -81,8 +86,10 @@ async function findProgramConfig(startDir = process.cwd()) {
 }
 
 // The createMountSandbox() config a program config describes, or null for "no file access".
-function sandboxConfigFrom(program) {
-  if (!program || typeof program !== 'object' || !('sandbox' in program)) {
+// Read from a plain copy: nothing comes from a prototype.
+function sandboxConfigFrom(given) {
+  const program = plainData(given, typeError, 'program');
+  if (!program || typeof program !== 'object' || !Object.hasOwn(program, 'sandbox')) {
     throw new TypeError('expected a program config from loadProgramConfig()');
   }
   const sb = program.sandbox;
@@ -105,7 +112,7 @@ function sandboxConfigFrom(program) {
 function parseWorkerFile(text, file = '<worker>') {
   checkText(text, file);
   const result = native.parseWorkerFile(text);
-  if (result.error) throw new ConfigFileError({ file, ...result.error });
+  if (Object.hasOwn(result, 'error')) throw new ConfigFileError({ file, ...result.error });
   return { ...result.worker, file };
 }
 
@@ -142,7 +149,8 @@ function depthError(error, worker) {
 // (one level deeper); `sandbox: false` or `zones: []` gives no sandbox (a pure function); a
 // declaration narrows the parent's view and can never widen it; a declaration with no parent
 // sandbox is an error naming the worker.
-function sandboxForWorker(parent, worker) {
+function sandboxForWorker(parent, given) {
+  const worker = plainData(given, typeError, 'worker');
   if (!worker || typeof worker !== 'object' || !worker.sandbox) {
     throw new TypeError('expected a worker declaration from parseWorkerFile() or loadWorkerFile()');
   }
@@ -156,7 +164,7 @@ function sandboxForWorker(parent, worker) {
   try {
     const workerFile = worker.file ? [worker.file] : [];
     if (decl.kind === 'zones') return addProtectedFiles(parent.selectZones(decl.zones), workerFile);
-    const restriction = {};
+    const restriction = record({});
     if (decl.restrict !== undefined) restriction.restrict = decl.restrict;
     if (decl.readonly !== undefined) restriction.readonly = decl.readonly;
     if (decl.approval !== undefined) restriction.approval = decl.approval;

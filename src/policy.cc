@@ -9,11 +9,32 @@ char lower(char c) noexcept {
   return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
 }
 
-bool contains(const std::vector<std::string>& list, const std::string& item) {
-  return std::find(list.begin(), list.end(), item) != list.end();
+// Suffixes equal under the folding has_suffix applies.
+bool same_suffix(std::string_view a, std::string_view b) noexcept {
+  return a.size() == b.size() && has_suffix(a, b);
+}
+
+bool contains(const std::vector<std::string>& list, std::string_view item) {
+  return std::any_of(list.begin(), list.end(),
+                     [item](const std::string& s) { return same_suffix(s, item); });
+}
+
+// Each suffix folded, duplicates (under folding) dropped, first occurrence's order kept.
+std::vector<std::string> folded(const std::vector<std::string>& list) {
+  std::vector<std::string> out;
+  for (const std::string& s : list) {
+    if (!contains(out, s)) out.push_back(fold_suffix(s));
+  }
+  return out;
 }
 
 }  // namespace
+
+std::string fold_suffix(std::string_view suffix) {
+  std::string out(suffix);
+  for (char& c : out) c = lower(c);
+  return out;
+}
 
 std::string_view approval_name(Approval a) noexcept {
   switch (a) {
@@ -35,22 +56,23 @@ ApprovalRule tighten(const ApprovalRule& parent, const ApprovalRule& child) noex
   return ApprovalRule{std::max(parent.write, child.write), std::max(parent.remove, child.remove)};
 }
 
+// Lists are compared under the same folding the rules are matched with: ".MD" and ".md" are one
+// rule, so a parent's ".MD" and a child's ".md" intersect to ".md" rather than to nothing.
 FilePolicy tighten(const FilePolicy& parent, const FilePolicy& child) {
   FilePolicy out;
   if (parent.allowed_suffixes && child.allowed_suffixes) {
     std::vector<std::string> both;
-    for (const std::string& s : *child.allowed_suffixes) {
-      if (contains(*parent.allowed_suffixes, s) && !contains(both, s)) both.push_back(s);
+    for (const std::string& s : folded(*child.allowed_suffixes)) {
+      if (contains(*parent.allowed_suffixes, s)) both.push_back(s);
     }
     out.allowed_suffixes = std::move(both);
-  } else {
+  } else if (parent.allowed_suffixes || child.allowed_suffixes) {
     out.allowed_suffixes =
-        parent.allowed_suffixes ? parent.allowed_suffixes : child.allowed_suffixes;
+        folded(parent.allowed_suffixes ? *parent.allowed_suffixes : *child.allowed_suffixes);
   }
-  out.denied_suffixes = parent.denied_suffixes;
-  for (const std::string& s : child.denied_suffixes) {
-    if (!contains(out.denied_suffixes, s)) out.denied_suffixes.push_back(s);
-  }
+  std::vector<std::string> denied = parent.denied_suffixes;
+  denied.insert(denied.end(), child.denied_suffixes.begin(), child.denied_suffixes.end());
+  out.denied_suffixes = folded(denied);
   if (parent.max_file_bytes && child.max_file_bytes) {
     out.max_file_bytes = std::min(*parent.max_file_bytes, *child.max_file_bytes);
   } else {

@@ -20,8 +20,10 @@ struct ApprovalRule {
 };
 
 struct FilePolicy {
-  // Lower-case suffixes starting with '.', matched case-insensitively against the end of the
-  // file name (".tar.gz" works). std::nullopt allows every suffix; an empty list allows none.
+  // Suffixes starting with '.', matched against the end of the file name (".tar.gz" works) with
+  // ASCII letters folded to lower case and every other byte exact: ".ÉT" matches "key.Ét" but not
+  // "key.ét". The one folding rule of this library (lib/suffix.js agrees); stored folded by
+  // fold_suffix. std::nullopt allows every suffix; an empty list allows none.
   std::optional<std::vector<std::string>> allowed_suffixes;
   std::vector<std::string> denied_suffixes;
   // Largest file a read accepts and a write may produce; std::nullopt for no limit of its own.
@@ -32,11 +34,14 @@ std::string_view approval_name(Approval a) noexcept;  // "preApproved", "ask", "
 std::optional<Approval> approval_from_name(std::string_view name) noexcept;
 
 ApprovalRule tighten(const ApprovalRule& parent, const ApprovalRule& child) noexcept;
-// Allowed lists intersect, denied lists unite, the smaller size limit wins.
+// Allowed lists intersect, denied lists unite (both compared and returned folded), the smaller
+// size limit wins.
 FilePolicy tighten(const FilePolicy& parent, const FilePolicy& child);
 
 // Whether `name` (the last path component) passes the suffix rules.
 bool suffix_allowed(const FilePolicy& policy, std::string_view name);
 bool has_suffix(std::string_view name, std::string_view suffix) noexcept;
+// ASCII letters to lower case, every other byte kept: the folding has_suffix compares under.
+std::string fold_suffix(std::string_view suffix);
 
 }  // namespace msb

@@ -231,13 +231,6 @@ Check read_approval_rule(const ConfigNode& node, const std::string& path, Approv
   return std::nullopt;
 }
 
-std::string lower_ascii(std::string text) {
-  for (char& c : text) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return text;
-}
-
 Check read_suffixes(const ConfigNode& node, const std::string& path,
                     std::vector<std::string>& out) {
   if (Check e = read_list(node, path)) return e;
@@ -247,7 +240,7 @@ Check read_suffixes(const ConfigNode& node, const std::string& path,
     const bool ok = item.kind == NodeKind::string && item.text.size() > 1 &&
                     item.text.front() == '.' && item.text.find('/') == std::string::npos;
     if (!ok) return at(item, key_path_item(path, i), "a file suffix starting with a dot, like .md");
-    out.push_back(lower_ascii(item.text));
+    out.push_back(fold_suffix(item.text));
   }
   return std::nullopt;
 }

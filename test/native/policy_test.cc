@@ -82,6 +82,31 @@ TEST(FilePolicyTighten, DeniedListsUnite) {
   EXPECT_EQ(t.denied_suffixes, (Suffixes{".pem", ".key", ".exe"}));
 }
 
+// The lists are compared under the folding the rules are matched with (ASCII letters only), so a
+// parent's ".MD" and a child's ".md" are one rule, and ".\xC3\x89T" (".ÉT") and ".\xC3\xA9t"
+// (".ét") stay two.
+TEST(FilePolicyTighten, ListsCompareUnderAsciiFolding) {
+  const FilePolicy allowed = msb::tighten(policy(Suffixes{".MD", ".\xC3\x89T"}),
+                                          policy(Suffixes{".md", ".\xC3\x89t", ".\xC3\xA9t"}));
+  ASSERT_TRUE(allowed.allowed_suffixes.has_value());
+  EXPECT_EQ(*allowed.allowed_suffixes, (Suffixes{".md", ".\xC3\x89t"}));
+  EXPECT_TRUE(msb::suffix_allowed(allowed, "README.Md"));
+  EXPECT_TRUE(msb::suffix_allowed(allowed, "key.\xC3\x89T"));
+  EXPECT_FALSE(msb::suffix_allowed(allowed, "key.\xC3\xA9t"));
+  // A single list is stored folded too.
+  EXPECT_EQ(msb::tighten(policy(Suffixes{".MD", ".md"}), policy(std::nullopt)).allowed_suffixes,
+            Suffixes{".md"});
+  const FilePolicy denied =
+      msb::tighten(policy(std::nullopt, {".PEM"}), policy(std::nullopt, {".pem", ".Key"}));
+  EXPECT_EQ(denied.denied_suffixes, (Suffixes{".pem", ".key"}));
+}
+
+TEST(FoldSuffix, FoldsAsciiLettersOnly) {
+  EXPECT_EQ(msb::fold_suffix(".TaR.Gz"), ".tar.gz");
+  EXPECT_EQ(msb::fold_suffix(".\xC3\x89T"), ".\xC3\x89t");  // "É" kept, "T" folded
+  EXPECT_EQ(msb::fold_suffix(".[@Z]"), ".[@z]");
+}
+
 TEST(FilePolicyTighten, TheSmallerSizeLimitWins) {
   EXPECT_EQ(
       msb::tighten(policy(std::nullopt, {}, 100), policy(std::nullopt, {}, 50)).max_file_bytes,
