@@ -244,8 +244,16 @@ describe.each(RESOLVERS)('attacks with the %s resolver', (resolver) => {
       let report;
       try {
         await new Promise((resolve) => spy.once('message', resolve));
-        const reported = new Promise((resolve) => spy.once('message', resolve));
-        for (let i = 0; i < 600; i++) await sandbox.write('/inside.txt', `secret ${i}`);
+        let seen = false;
+        const reported = new Promise((resolve) => {
+          spy.on('message', (m) => {
+            if (m === 'caught') seen = true;
+            else resolve(m);
+          });
+        });
+        // A replacement is named only between linking it in and renaming it over the file, so
+        // keep writing until the spy has caught at least one (or give up, and fail below).
+        for (let i = 0; i < 50000 && !seen; i++) await sandbox.write('/inside.txt', `secret ${i}`);
         spy.send('stop');
         report = await reported;
       } finally {
