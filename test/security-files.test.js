@@ -6,7 +6,7 @@
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { spawn, execFileSync } = require('child_process');
+const { spawn, spawnSync, execFileSync } = require('child_process');
 const { createMountSandbox, isSandboxError, NotRegularFileError } = require('../lib');
 const { RESOLVERS, makeTempDir, removeDir, snapshotTree, write } = require('./helpers');
 
@@ -287,6 +287,74 @@ const otherDevice = fs.existsSync('/dev/shm') && fs.statSync('/dev/shm').dev !==
     } finally {
       swapper.kill('SIGKILL');
       removeDir(target);
+      removeDir(base);
+    }
+  });
+});
+
+// Without /proc a descriptor cannot be reopened, and reopening by name could meet a FIFO swapped
+// in since the check: reads fail closed. Writes fall back to a named temporary. Run in a private
+// mount namespace (root with CAP_SYS_ADMIN), where /proc can be unmounted for the child alone.
+const canUnmountProc = isRoot &&
+  spawnSync('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', 'umount -l /proc'], { stdio: 'ignore' })
+    .status === 0;
+(canUnmountProc ? describe.each(RESOLVERS) : describe.skip.each(RESOLVERS))('without /proc (%s resolver)', (resolver) => {
+  const SCRIPT = `
+    const { execFileSync } = require('child_process');
+    const { createMountSandbox } = require(${LIB});
+    const [root, resolver, unmountFirst] = process.argv.slice(1);
+    const sandbox = createMountSandbox({ root, resolver });
+    const outcome = (p) => p.then(() => 'ok', (e) => e.code + ': ' + e.message);
+    (async () => {
+      // With /proc still there: both routes used once before it goes.
+      const warmup = [await outcome(sandbox.read('/a.txt')), await outcome(sandbox.write('/w.txt', 'first'))];
+      if (unmountFirst === 'yes') execFileSync('umount', ['-l', '/proc']);
+      console.log(JSON.stringify({
+        warmup,
+        read: await outcome(sandbox.read('/a.txt')),
+        range: await outcome(sandbox.read('/a.txt', { offset: 0, length: 2 })),
+        copy: await outcome(sandbox.copy('/a.txt', '/b.txt')),
+        edit: await outcome(sandbox.edit('/a.txt', 'contents', 'edited')),
+        create: await outcome(sandbox.write('/n.txt', 'new')),
+        replace: await outcome(sandbox.write('/w.txt', 'replaced')),
+      }));
+    })();
+  `;
+
+  function runWithout(root, unmountFirst) {
+    // /proc goes before node starts, or (unmountFirst) while it runs, after its first use.
+    const shell = unmountFirst ? 'exec "$0" -e "$1" "$2" "$3" yes' : 'umount -l /proc && exec "$0" -e "$1" "$2" "$3" no';
+    const run = spawnSync('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', shell,
+      process.execPath, SCRIPT, root, resolver], { encoding: 'utf8' });
+    // Not run.status: under the sanitizer build, ASan's own exit-time work fails without /proc.
+    try {
+      return JSON.parse(run.stdout);
+    } catch {
+      throw new Error(`no result from the child: ${run.stderr}`);
+    }
+  }
+
+  test.each([
+    ['when it is missing from the start', false],
+    ['when it is unmounted after its first use', true],
+  ])('%s: reads fail closed with PROC_UNAVAILABLE, writes still leave only their file', (_, unmountFirst) => {
+    const base = makeTempDir();
+    try {
+      const root = path.join(base, 'root');
+      write(path.join(root, 'a.txt'), 'contents');
+      const out = runWithout(root, unmountFirst);
+      expect(out.warmup).toEqual([unmountFirst ? 'ok' : out.read, 'ok']);
+      for (const op of ['read', 'range', 'copy', 'edit']) {
+        expect(out[op]).toMatch(/^PROC_UNAVAILABLE: /);
+        expect(out[op]).not.toContain(base);
+      }
+      expect(out.create).toBe('ok');
+      expect(out.replace).toBe('ok');
+      expect(fs.readdirSync(root).sort()).toEqual(['a.txt', 'n.txt', 'w.txt']);
+      expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('contents');
+      expect(fs.readFileSync(path.join(root, 'n.txt'), 'utf8')).toBe('new');
+      expect(fs.readFileSync(path.join(root, 'w.txt'), 'utf8')).toBe('replaced');
+    } finally {
       removeDir(base);
     }
   });
