@@ -285,18 +285,32 @@ std::optional<Result<UniqueFd>> create_unnamed(int dir_fd, mode_t mode) {
   return Result<UniqueFd>(from_errno());
 }
 
+// Cleared where linkat(AT_EMPTY_PATH) is refused to us: before Linux 6.10 it needs
+// CAP_DAC_READ_SEARCH, since then only that or having opened the file with the same credentials.
+std::atomic<bool> empty_path_links_work{true};
+
 // 0, or the errno of linking the unnamed file `fd` in as `name` (never replacing anything).
+// Through the descriptor itself where the kernel allows (no path to look up, no /proc needed),
+// else through /proc/self/fd.
 int link_unnamed(int fd, int dir_fd, const std::string& name) {
-  if (::linkat(AT_FDCWD, proc_fd_path(fd).text, dir_fd, name.c_str(), AT_SYMLINK_FOLLOW) == 0) {
-    return 0;
+  const bool try_empty_path = empty_path_links_work.load(std::memory_order_relaxed);
+  if (try_empty_path) {
+    if (::linkat(fd, "", dir_fd, name.c_str(), AT_EMPTY_PATH) == 0) return 0;
+    if (errno != ENOENT) return errno;  // EEXIST and the like: an answer about `name`
   }
-  return errno;
+  if (::linkat(AT_FDCWD, proc_fd_path(fd).text, dir_fd, name.c_str(), AT_SYMLINK_FOLLOW) != 0) {
+    return errno;
+  }
+  // ENOENT came from the refusal, not from the directory: ask /proc from now on.
+  if (try_empty_path) empty_path_links_work.store(false, std::memory_order_relaxed);
+  return 0;
 }
 
 // linkat() errors that say the unnamed file cannot be linked in here, not that the write failed:
-// no /proc to link it from (ENOENT; it can be unmounted at any time), or no link allowed (EPERM:
-// a filesystem without hard links, or fs.protected_hardlinks once this process has given the
-// file to the old file's owner without holding CAP_FOWNER). A named temporary needs neither.
+// no way to name it (ENOENT: AT_EMPTY_PATH refused and no /proc, which can be unmounted at any
+// time), or no link allowed (EPERM: a filesystem without hard links, or fs.protected_hardlinks
+// once the file was given to the old file's owner without CAP_FOWNER). A named temporary needs
+// neither.
 bool link_unavailable(int err) {
   return err == ENOENT || err == EPERM;
 }
