@@ -72,14 +72,6 @@ ProcFdPath proc_fd_path(int fd) {
   return out;
 }
 
-bool proc_fd_available() {
-  static const bool available = [] {
-    UniqueFd fd(::open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC));
-    return fd.valid();
-  }();
-  return available;
-}
-
 // The replacement takes the old file's permission bits (never set-id bits: a rewrite must not
 // mint a setuid file) and, where the process may, its owner and group.
 Status copy_attributes(int fd, const struct stat& old) {
@@ -100,7 +92,10 @@ Result<ReadableFile> open_regular_file(int path_fd) {
   if (!S_ISREG(st.st_mode)) return Errc::not_regular_file;
   UniqueFd fd(::open(proc_fd_path(path_fd).text, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
   if (!fd.valid()) {
-    if (errno == ENOENT && !proc_fd_available()) return Errc::proc_unavailable;
+    // The descriptor is open, so its entry exists in any /proc of this process: ENOENT means
+    // there is none now (never mounted, unmounted since, or another PID namespace's). Asked on
+    // every call, since /proc can come and go.
+    if (errno == ENOENT) return Error{Errc::proc_unavailable, ENOENT};
     return from_errno();
   }
   return ReadableFile{std::move(fd), static_cast<std::uint64_t>(st.st_size),
@@ -282,42 +277,67 @@ Result<std::optional<struct stat>> entry_to_replace(int dir_fd, const std::strin
 }
 
 // An unnamed regular file in `dir_fd` (O_TMPFILE), or std::nullopt where the filesystem does
-// not offer one, or /proc (needed to link it in) is missing: the caller then names its temporary.
+// not offer one: the caller then names its temporary.
 std::optional<Result<UniqueFd>> create_unnamed(int dir_fd, mode_t mode) {
-  if (!proc_fd_available()) return std::nullopt;
   const int fd = ::openat(dir_fd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
   if (fd >= 0) return Result<UniqueFd>(UniqueFd(fd));
   if (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL) return std::nullopt;
   return Result<UniqueFd>(from_errno());
 }
 
+// Cleared where linkat(AT_EMPTY_PATH) is refused to us: before Linux 6.10 it needs
+// CAP_DAC_READ_SEARCH, since then only that or having opened the file with the same credentials.
+std::atomic<bool> empty_path_links_work{true};
+
 // 0, or the errno of linking the unnamed file `fd` in as `name` (never replacing anything).
+// Through the descriptor itself where the kernel allows (no path to look up, no /proc needed),
+// else through /proc/self/fd.
 int link_unnamed(int fd, int dir_fd, const std::string& name) {
-  if (::linkat(AT_FDCWD, proc_fd_path(fd).text, dir_fd, name.c_str(), AT_SYMLINK_FOLLOW) == 0) {
-    return 0;
+  const bool try_empty_path = empty_path_links_work.load(std::memory_order_relaxed);
+  if (try_empty_path) {
+    if (::linkat(fd, "", dir_fd, name.c_str(), AT_EMPTY_PATH) == 0) return 0;
+    if (errno != ENOENT) return errno;  // EEXIST and the like: an answer about `name`
   }
-  return errno;
+  if (::linkat(AT_FDCWD, proc_fd_path(fd).text, dir_fd, name.c_str(), AT_SYMLINK_FOLLOW) != 0) {
+    return errno;
+  }
+  // ENOENT came from the refusal, not from the directory: ask /proc from now on.
+  if (try_empty_path) empty_path_links_work.store(false, std::memory_order_relaxed);
+  return 0;
+}
+
+// linkat() errors that say the unnamed file cannot be linked in here, not that the write failed:
+// no way to name it (ENOENT: AT_EMPTY_PATH refused and no /proc, which can be unmounted at any
+// time), or no link allowed (EPERM: a filesystem without hard links, or fs.protected_hardlinks
+// once the file was given to the old file's owner without CAP_FOWNER). A named temporary needs
+// neither.
+bool link_unavailable(int err) {
+  return err == ENOENT || err == EPERM;
 }
 
 // Names the finished unnamed file: linked straight to `name` where nothing is there, else (with
-// `replace`) linked under a random name and at once renamed over the old entry.
-Status commit_unnamed(int fd, int dir_fd, const std::string& name, bool replace, bool occupied) {
+// `replace`) linked under a random name and at once renamed over the old entry. std::nullopt,
+// with nothing named, where it cannot be linked in at all.
+std::optional<Status> commit_unnamed(int fd, int dir_fd, const std::string& name, bool replace,
+                                     bool occupied) {
   if (!occupied) {
     const int err = link_unnamed(fd, dir_fd, name);
     if (err == 0) return ok_status();
-    if (err != EEXIST) return Error{errc_from_errno(err), err};
-    if (!replace) return Error{Errc::already_exists, EEXIST};  // created meanwhile
+    if (link_unavailable(err)) return std::nullopt;
+    if (err != EEXIST) return Status(Error{errc_from_errno(err), err});
+    if (!replace) return Status(Error{Errc::already_exists, EEXIST});  // created meanwhile
   }
   for (int attempt = 0; attempt < 16; ++attempt) {
     const std::string temp = temp_name();
     const int err = link_unnamed(fd, dir_fd, temp);
     if (err == EEXIST) continue;
-    if (err != 0) return Error{errc_from_errno(err), err};
+    if (link_unavailable(err)) return std::nullopt;
+    if (err != 0) return Status(Error{errc_from_errno(err), err});
     Status st = commit_temp(dir_fd, temp, name, true);
     if (!st) ::unlinkat(dir_fd, temp.c_str(), 0);
     return st;
   }
-  return Error{Errc::already_exists, EEXIST};
+  return Status(Error{Errc::already_exists, EEXIST});
 }
 
 // The new file's contents and, for a replacement, the old file's attributes (set first, so the
@@ -343,7 +363,11 @@ Status install_file(int dir_fd, const std::string& name, const std::uint8_t* dat
     if (!*unnamed) return unnamed->error();
     const UniqueFd fd = std::move(unnamed->value());
     if (auto st = fill(fd.get(), old, data, size); !st) return st;  // nothing named to clean up
-    return commit_unnamed(fd.get(), dir_fd, name, replace, old.has_value());
+    if (auto committed = commit_unnamed(fd.get(), dir_fd, name, replace, old.has_value())) {
+      return *committed;
+    }
+    // It cannot be linked in here: written again, into a named temporary. Only a process
+    // without /proc (which cannot read files either) or under the EPERM rule pays twice.
   }
   std::string temp;
   auto created = create_temp(dir_fd, mode, temp);

@@ -45,7 +45,8 @@ struct ReadableFile {
 // is_directory or not_regular_file otherwise, decided before anything is opened, because opening
 // a FIFO or a device is itself an action (it releases a writer blocked in open(), runs a driver's
 // open hook). The reopen goes through /proc/self/fd, so it is the very inode that was checked;
-// without /proc mounted it fails with unsupported rather than reopen by name.
+// without /proc mounted it fails with proc_unavailable rather than reopen by name (the name
+// could lead to a FIFO swapped in since the check).
 Result<ReadableFile> open_regular_file(int path_fd);
 
 // Reads a regular file's whole contents from an fd opened O_RDONLY|O_NONBLOCK. Refuses anything

@@ -4,10 +4,13 @@
 // Opening a FIFO or a device is itself an action (it releases a writer blocked in open(), a
 // device driver runs its open hook), so refusing after the open is too late.
 const fs = require('fs');
+const os = require('os');
 const path = require('path');
-const { spawn, execFileSync } = require('child_process');
-const { createMountSandbox, NotRegularFileError } = require('../lib');
-const { RESOLVERS, makeTempDir, removeDir, write } = require('./helpers');
+const { spawn, spawnSync, execFileSync } = require('child_process');
+const { createMountSandbox, isSandboxError, NotRegularFileError } = require('../lib');
+const { RESOLVERS, makeTempDir, removeDir, snapshotTree, write } = require('./helpers');
+
+const LIB = JSON.stringify(path.join(__dirname, '..', 'lib'));
 
 const isRoot = process.getuid && process.getuid() === 0;
 const tick = () => new Promise((resolve) => setTimeout(resolve, 2));
@@ -105,9 +108,10 @@ describe.each(RESOLVERS)('FIFOs are refused without being opened (%s resolver)',
 
 describe('a write killed midway leaves nothing behind', () => {
   const CHILD = `
-    const { createMountSandbox } = require(${JSON.stringify(path.join(__dirname, '..', 'lib'))});
-    const sandbox = createMountSandbox({ root: process.argv[1] });
-    sandbox.writeBinary('/big.bin', new Uint8Array(Number(process.argv[2])).fill(7));
+    const { createMountSandbox } = require(${LIB});
+    const [root, size, file = '/big.bin'] = process.argv.slice(1);
+    const sandbox = createMountSandbox({ root });
+    sandbox.writeBinary(file, new Uint8Array(Number(size)).fill(7));
   `;
 
   // The descriptor a writer has open in `dir`, other than `except`, once it shows up.
@@ -148,6 +152,210 @@ describe('a write killed midway leaves nothing behind', () => {
       expect(fs.readdirSync(dir).sort()).toEqual(['keep.txt']);
     } finally {
       removeDir(dir);
+    }
+  });
+
+  test.each([
+    ['ext4 or whatever the temp dir is', () => makeTempDir()],
+    ['tmpfs', () => fs.realpathSync(fs.mkdtempSync('/dev/shm/msb-test-'))],
+  ])('SIGKILL while a 200 MB write replaces a file on %s: the old file stays, list and glob show nothing new', async (_, makeDir) => {
+    const dir = makeDir();
+    try {
+      write(path.join(dir, 'sub', 'old.txt'), 'the old contents');
+      write(path.join(dir, 'sub', 'other.txt'), 'untouched');
+      // Sizes, not contents: a temporary left behind would hold up to 200 MB.
+      const before = snapshotTree(dir, { contents: false });
+      const child = spawn(process.execPath, ['-e', CHILD, dir, String(200 * 1024 * 1024), '/sub/old.txt'],
+        { stdio: 'ignore' });
+      const exited = new Promise((resolve) => child.on('exit', resolve));
+      const temp = await writerFileIn(child.pid, path.join(dir, 'sub'), [path.join(dir, 'sub', 'old.txt')]);
+      child.kill('SIGKILL');
+      await exited;
+      expect(temp).not.toBeNull();
+      expect(snapshotTree(dir, { contents: false })).toEqual(before);
+      expect(fs.readFileSync(path.join(dir, 'sub', 'old.txt'), 'utf8')).toBe('the old contents');
+      const sandbox = createMountSandbox({ root: dir });
+      expect(await sandbox.list('/sub')).toEqual(['old.txt', 'other.txt']);
+      expect((await sandbox.glob('/**')).paths).toEqual(['/sub', '/sub/old.txt', '/sub/other.txt']);
+    } finally {
+      removeDir(dir);
+    }
+  });
+});
+
+// Directories are opened O_DIRECTORY, which the kernel checks before it opens anything, and
+// lookups are O_PATH: these were already safe and are kept so. A guard, not a new attack.
+describe.each(RESOLVERS)('directory operations never open a FIFO (%s resolver)', (resolver) => {
+  let base;
+  let root;
+  let fifo;
+  let sandbox;
+
+  beforeEach(() => {
+    base = makeTempDir();
+    root = path.join(base, 'root');
+    fs.mkdirSync(root);
+    fifo = path.join(root, 'pipe.txt');
+    execFileSync('mkfifo', [fifo]);
+    sandbox = createMountSandbox({ root, resolver });
+  });
+
+  afterEach(() => removeDir(base));
+
+  const operations = {
+    list: (sb) => sb.list('/pipe.txt'),
+    'list below it': (sb) => sb.list('/pipe.txt/x'),
+    glob: (sb) => sb.glob('/pipe.txt/**'),
+    mkdir: (sb) => sb.mkdir('/pipe.txt'),
+    'mkdir below it': (sb) => sb.mkdir('/pipe.txt/sub'),
+    'write below it': (sb) => sb.write('/pipe.txt/x.txt', 'x'),
+    'write over it': (sb) => sb.write('/pipe.txt', 'x'),
+    stat: (sb) => sb.stat('/pipe.txt'),
+    exists: (sb) => sb.exists('/pipe.txt'),
+    move: (sb) => sb.move('/pipe.txt', '/moved.txt'),
+  };
+
+  test.each(Object.keys(operations))('%s', async (name) => {
+    const writer = await blockedWriter(fifo);
+    await operations[name](sandbox).catch((e) => {
+      if (!isSandboxError(e)) throw e;
+    });
+    expect(await writerWasStillBlocked(fifo, writer)).toBe(true);
+  });
+});
+
+// A move between filesystems checks the entry with fstatat, creates the destination's parents,
+// then opens the entry to copy it. A child swaps the FIFO in for the file as soon as the first
+// of those parents appears: after the check, before the open. That open must not happen.
+const otherDevice = fs.existsSync('/dev/shm') && fs.statSync('/dev/shm').dev !== fs.statSync(os.tmpdir()).dev;
+(otherDevice ? describe.each(RESOLVERS) : describe.skip.each(RESOLVERS))('a move across filesystems (%s resolver)', (resolver) => {
+  const SWAPPER = `
+    const fs = require('fs');
+    const [src, watched] = process.argv.slice(1);
+    const at = (name) => src + '/' + name;
+    const put = (name) => {
+      fs.linkSync(at(name), at('next'));
+      fs.renameSync(at('next'), at('x.txt'));
+    };
+    let armed = null;
+    fs.watch(watched, (event, name) => {
+      if (armed !== null && name === armed) {
+        armed = null;
+        put('fifo');
+      }
+    });
+    // Each round: the file in place, then the FIFO once the round's directory is created.
+    process.on('message', (round) => {
+      put('regular');
+      armed = round;
+      process.send('armed');
+    });
+    process.send('ready');
+  `;
+
+  test('never opens a FIFO swapped in after the entry was checked', async () => {
+    const base = makeTempDir();
+    const target = fs.realpathSync(fs.mkdtempSync('/dev/shm/msb-test-'));
+    const src = path.join(base, 'root', 'src');
+    fs.mkdirSync(src, { recursive: true });
+    write(path.join(src, 'regular'), 'a file to move');
+    execFileSync('mkfifo', [path.join(src, 'fifo')]);
+    const sandbox = createMountSandbox({ root: path.join(base, 'root'), resolver, mounts: [{ source: target, target: '/shm' }] });
+    const swapper = spawn(process.execPath, ['-e', SWAPPER, src, target], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const reply = () => new Promise((resolve) => swapper.once('message', resolve));
+    // Deep new parents keep the move busy between its check and its open.
+    const deep = 'd/'.repeat(32);
+    const outcomes = { moved: 0, refused: 0 };
+    try {
+      await reply();
+      const writer = await blockedWriter(path.join(src, 'fifo'));
+      for (let round = 0; round < 50 && wchanOf(writer.child.pid) === 'wait_for_partner'; round++) {
+        const armed = reply();
+        swapper.send(String(round));
+        await armed;
+        await sandbox.move('/src/x.txt', `/shm/${round}/${deep}x.txt`, { overwrite: true }).then(
+          () => { outcomes.moved += 1; },
+          (e) => {
+            expect(e).toBeInstanceOf(NotRegularFileError);
+            outcomes.refused += 1;
+          },
+        );
+      }
+      expect(await writerWasStillBlocked(path.join(src, 'fifo'), writer)).toBe(true);
+      // The entry was a file when checked, so each refusal is a swap that landed in the window.
+      expect(outcomes.refused).toBeGreaterThan(0);
+    } finally {
+      swapper.kill('SIGKILL');
+      removeDir(target);
+      removeDir(base);
+    }
+  });
+});
+
+// Without /proc a descriptor cannot be reopened, and reopening by name could meet a FIFO swapped
+// in since the check: reads fail closed. Writes fall back to a named temporary. Run in a private
+// mount namespace (root with CAP_SYS_ADMIN), where /proc can be unmounted for the child alone.
+const canUnmountProc = isRoot &&
+  spawnSync('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', 'umount -l /proc'], { stdio: 'ignore' })
+    .status === 0;
+(canUnmountProc ? describe.each(RESOLVERS) : describe.skip.each(RESOLVERS))('without /proc (%s resolver)', (resolver) => {
+  const SCRIPT = `
+    const { execFileSync } = require('child_process');
+    const { createMountSandbox } = require(${LIB});
+    const [root, resolver, unmountFirst] = process.argv.slice(1);
+    const sandbox = createMountSandbox({ root, resolver });
+    const outcome = (p) => p.then(() => 'ok', (e) => e.code + ': ' + e.message);
+    (async () => {
+      // With /proc still there: both routes used once before it goes.
+      const warmup = [await outcome(sandbox.read('/a.txt')), await outcome(sandbox.write('/w.txt', 'first'))];
+      if (unmountFirst === 'yes') execFileSync('umount', ['-l', '/proc']);
+      console.log(JSON.stringify({
+        warmup,
+        read: await outcome(sandbox.read('/a.txt')),
+        range: await outcome(sandbox.read('/a.txt', { offset: 0, length: 2 })),
+        copy: await outcome(sandbox.copy('/a.txt', '/b.txt')),
+        edit: await outcome(sandbox.edit('/a.txt', 'contents', 'edited')),
+        create: await outcome(sandbox.write('/n.txt', 'new')),
+        replace: await outcome(sandbox.write('/w.txt', 'replaced')),
+      }));
+    })();
+  `;
+
+  function runWithout(root, unmountFirst) {
+    // /proc goes before node starts, or (unmountFirst) while it runs, after its first use.
+    const shell = unmountFirst ? 'exec "$0" -e "$1" "$2" "$3" yes' : 'umount -l /proc && exec "$0" -e "$1" "$2" "$3" no';
+    const run = spawnSync('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', shell,
+      process.execPath, SCRIPT, root, resolver], { encoding: 'utf8' });
+    // Not run.status: under the sanitizer build, ASan's own exit-time work fails without /proc.
+    try {
+      return JSON.parse(run.stdout);
+    } catch {
+      throw new Error(`no result from the child: ${run.stderr}`);
+    }
+  }
+
+  test.each([
+    ['when it is missing from the start', false],
+    ['when it is unmounted after its first use', true],
+  ])('%s: reads fail closed with PROC_UNAVAILABLE, writes still leave only their file', (_, unmountFirst) => {
+    const base = makeTempDir();
+    try {
+      const root = path.join(base, 'root');
+      write(path.join(root, 'a.txt'), 'contents');
+      const out = runWithout(root, unmountFirst);
+      expect(out.warmup).toEqual([unmountFirst ? 'ok' : out.read, 'ok']);
+      for (const op of ['read', 'range', 'copy', 'edit']) {
+        expect(out[op]).toMatch(/^PROC_UNAVAILABLE: /);
+        expect(out[op]).not.toContain(base);
+      }
+      expect(out.create).toBe('ok');
+      expect(out.replace).toBe('ok');
+      expect(fs.readdirSync(root).sort()).toEqual(['a.txt', 'n.txt', 'w.txt']);
+      expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('contents');
+      expect(fs.readFileSync(path.join(root, 'n.txt'), 'utf8')).toBe('new');
+      expect(fs.readFileSync(path.join(root, 'w.txt'), 'utf8')).toBe('replaced');
+    } finally {
+      removeDir(base);
     }
   });
 });

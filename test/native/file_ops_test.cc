@@ -2,7 +2,9 @@
 // attachments, on real files, with both resolvers.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -930,6 +932,104 @@ TEST_P(FileOpsTest, AttachmentsFollowMountPolicies) {
   ASSERT_EQ(code_of(nine), Errc::too_large);
   EXPECT_EQ(nine.error().limit, 8u);
   EXPECT_EQ(nine.error().index, 0u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Nothing but regular files is ever opened
+
+// Sees the opens of the files it watches (IN_OPEN): an O_PATH lookup is no open, so this sees
+// exactly the opens that run a FIFO's or a device's open code.
+class OpenWatch {
+ public:
+  OpenWatch() : fd_(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) {}
+  OpenWatch(const OpenWatch&) = delete;
+  OpenWatch& operator=(const OpenWatch&) = delete;
+  ~OpenWatch() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+  bool watch(const fs::path& file) {
+    return fd_ >= 0 && ::inotify_add_watch(fd_, file.c_str(), IN_OPEN | IN_DONT_FOLLOW) >= 0;
+  }
+
+  // Whether a watched file was opened since the last call. (Not how often: inotify merges an
+  // event into an identical one still unread.)
+  bool opened() {
+    alignas(struct inotify_event) char buf[4096];
+    bool seen = false;
+    for (;;) {
+      const ssize_t n = ::read(fd_, buf, sizeof(buf));
+      if (n <= 0) return seen;
+      for (ssize_t off = 0; off < n;) {
+        const auto* event = reinterpret_cast<const struct inotify_event*>(buf + off);
+        seen = seen || (event->mask & IN_OPEN) != 0;
+        off += static_cast<ssize_t>(sizeof(struct inotify_event) + event->len);
+      }
+    }
+  }
+
+ private:
+  int fd_;
+};
+
+// Every operation that reads, and those that open directories, aimed at `path` (which may be a
+// symlink: none of these replaces it).
+void touch_every_way(Sandbox& sb, const std::string& path) {
+  AttachmentPolicy policy;
+  EXPECT_EQ(code_of(sb.read(path)), Errc::not_regular_file);
+  EXPECT_EQ(code_of(sb.read_range(path, 0, 1)), Errc::not_regular_file);
+  EXPECT_EQ(code_of(sb.edit(path, "a", "b")), Errc::not_regular_file);
+  EXPECT_EQ(code_of(sb.copy(path, "/copy.txt", false)), Errc::not_regular_file);
+  EXPECT_EQ(code_of(sb.read_attachments({path}, policy)), Errc::not_regular_file);
+  EXPECT_EQ(code_of(sb.list(path)), Errc::not_directory);
+  EXPECT_EQ(code_of(sb.list(path + "/x")), Errc::not_directory);
+  EXPECT_EQ(code_of(sb.write(path + "/x", nullptr, 0)), Errc::not_directory);
+  EXPECT_EQ(code_of(sb.make_directory(path)), Errc::already_exists);
+  EXPECT_EQ(code_of(sb.glob(path + "/**", 10)), Errc::ok);
+  EXPECT_EQ(code_of(sb.stat(path)), Errc::ok);
+  EXPECT_EQ(code_of(sb.exists(path)), Errc::ok);
+}
+
+TEST_P(FileOpsTest, FifosAreNeverOpened) {
+  const fs::path fifo = root_ / "pipe.txt";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  make_symlink("pipe.txt", root_ / "link.txt");
+  OpenWatch watch;
+  ASSERT_TRUE(watch.watch(fifo)) << std::strerror(errno);
+  auto sb = make();
+  ASSERT_TRUE(sb);
+  touch_every_way(*sb, "/pipe.txt");
+  touch_every_way(*sb, "/link.txt");
+  EXPECT_EQ(code_of(sb->move("/pipe.txt", "/moved.txt", false)), Errc::not_regular_file);
+  EXPECT_EQ(code_of(sb->write("/pipe.txt", nullptr, 0)), Errc::not_regular_file);
+  EXPECT_FALSE(watch.opened());
+  // The watch does see an open: a non-blocking one, as the old code did.
+  const int fd = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ::close(fd);
+  EXPECT_TRUE(watch.opened());
+  EXPECT_EQ(tree(root_), (Strings{"link.txt", "pipe.txt"}));
+}
+
+TEST_P(FileOpsTest, DevicesAreNeverOpened) {
+  if (::geteuid() != 0) GTEST_SKIP() << "mknod of a character device needs root";
+  const fs::path dev = root_ / "null.txt";
+  // /dev/null's numbers: harmless even if opened.
+  ASSERT_EQ(::mknod(dev.c_str(), S_IFCHR | 0666, makedev(1, 3)), 0) << std::strerror(errno);
+  OpenWatch watch;
+  ASSERT_TRUE(watch.watch(dev)) << std::strerror(errno);
+  auto sb = make();
+  ASSERT_TRUE(sb);
+  touch_every_way(*sb, "/null.txt");
+  EXPECT_EQ(code_of(sb->move("/null.txt", "/moved.txt", false)), Errc::not_regular_file);
+  EXPECT_EQ(code_of(sb->write("/null.txt", nullptr, 0)), Errc::not_regular_file);
+  EXPECT_FALSE(watch.opened());
+  const int fd = ::open(dev.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd >= 0) {  // a nodev filesystem refuses the open itself
+    ::close(fd);
+    EXPECT_TRUE(watch.opened());
+  }
+  EXPECT_EQ(tree(root_), Strings{"null.txt"});
 }
 
 }  // namespace
