@@ -120,8 +120,8 @@ class Operation final : public Napi::AsyncWorker {
 // A long operation as a chain of short threadpool tasks. A task runs slices while no one-task
 // operation of this addon waits for a thread, and for at most kHold; the next task is queued
 // from this one's completion on the JS thread, so it lines up behind whatever was queued
-// meanwhile. So a read queued among any number of sliced operations waits for at most a slice
-// or two, and anything else on the pool (fs, dns, zlib) for at most kHold. Going back through
+// meanwhile. So a read waits for at most one slice of each sliced operation queued or running
+// ahead of it, and anything else on the pool (fs, dns, zlib) for at most kHold. Going back through
 // the JS thread costs tens of microseconds on a busy machine: not worth paying while nobody
 // is kept waiting.
 template <typename T>

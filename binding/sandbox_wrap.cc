@@ -395,7 +395,7 @@ Napi::Value SandboxWrap::Mkdir(const Napi::CallbackInfo& info) {
       to_undefined);
 }
 
-// glob(pattern, limit, maxEntries): one slice of the walk per threadpool task.
+// glob(pattern, limit, maxEntries): the walk in slices, a few per threadpool task.
 Napi::Value SandboxWrap::Glob(const Napi::CallbackInfo& info) {
   std::string pattern = string_arg(info, 0);
   const auto limit = static_cast<std::size_t>(info[1].As<Napi::Number>().DoubleValue());
