@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "../src/glob_walk.h"
 #include "errors.h"
 #include "operation.h"
 #include "rules.h"
@@ -394,13 +395,16 @@ Napi::Value SandboxWrap::Mkdir(const Napi::CallbackInfo& info) {
       to_undefined);
 }
 
+// glob(pattern, limit, maxEntries): the walk in slices, a few per threadpool task.
 Napi::Value SandboxWrap::Glob(const Napi::CallbackInfo& info) {
   std::string pattern = string_arg(info, 0);
   const auto limit = static_cast<std::size_t>(info[1].As<Napi::Number>().DoubleValue());
+  const auto max_entries = static_cast<std::size_t>(info[2].As<Napi::Number>().DoubleValue());
   auto core = core_;
-  return Operation<msb::GlobResult>::Start(
-      Value(), make_error_, pattern, [core, pattern, limit] { return core->glob(pattern, limit); },
-      to_glob);
+  auto task = std::make_shared<msb::GlobTask>(*core, pattern, limit, max_entries);
+  return SlicedOperation<msb::GlobResult>::Start(
+      Value(), make_error_, pattern, [core, task] { return task->run(msb::kGlobSliceWork); },
+      [core, task] { return task->take_result(); }, to_glob);
 }
 
 // readAttachments(paths, { maxAttachments, maxTotalBytes, allowedSuffixes, deniedSuffixes })

@@ -128,6 +128,7 @@ export interface SandboxDescription extends MountRules {
 
 export interface GlobResult {
   paths: string[];
+  /** More paths matched than `limit`, or the walk stopped at a bound (entries, depth, work). */
   truncated: boolean;
 }
 
@@ -175,7 +176,12 @@ export interface MountSandbox extends FileOperations {
   copy(from: string, to: string, options?: { overwrite?: boolean }): Promise<void>;
   /** mkdir -p. */
   mkdir(path: string): Promise<void>;
-  glob(pattern: string, options?: { limit?: number }): Promise<GlobResult>;
+  /**
+   * Sorted virtual paths matching the pattern, at most `limit` (default 1000), after reading at
+   * most `maxEntries` directory entries (default and maximum 1,000,000). `truncated` says more
+   * matched or a bound stopped the walk.
+   */
+  glob(pattern: string, options?: { limit?: number; maxEntries?: number }): Promise<GlobResult>;
   /** All or nothing: every policy rule is checked before any byte is read. */
   readAttachments(paths: string[], policy?: AttachmentPolicy): Promise<Attachment[]>;
   /** Runs a program confined by the kernel (Landlock, seccomp, namespaces) to this sandbox. */

@@ -17,6 +17,7 @@ const { plainData, optionsOf, record } = require('./plain');
 
 const DEFAULT_GLOB_LIMIT = 1000;
 const MAX_GLOB_LIMIT = 100000;
+const MAX_GLOB_ENTRIES = 1000000; // directory entries one glob may read (src/glob_walk.h)
 
 const typeError = (message) => new TypeError(message);
 
@@ -220,18 +221,24 @@ class MountSandbox {
   }
 
   // Virtual paths matching a pattern such as "/src/**/*.ts", sorted, at most `limit` (1000 by
-  // default); `truncated` says more matched.
+  // default), after reading at most `maxEntries` directory entries; `truncated` says more
+  // matched or the walk stopped at a bound.
   glob(pattern, given) {
     if (typeof pattern !== 'string' || pattern.length === 0 || pattern.length >= MAX_PATH_LENGTH) {
       return Promise.reject(new TypeError('expected a non-empty pattern string such as "/src/**/*.ts"'));
     }
-    const options = optionsOf(given, ['limit']);
+    const options = optionsOf(given, ['limit', 'maxEntries']);
     if (options instanceof Error) return Promise.reject(options);
     const limit = options.limit ?? DEFAULT_GLOB_LIMIT;
     if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_GLOB_LIMIT) {
       return Promise.reject(new RangeError(`expected an integer between 1 and ${MAX_GLOB_LIMIT} for limit`));
     }
-    return this[NATIVE].glob(pattern, limit).then(({ paths, truncated }) => ({
+    const maxEntries = options.maxEntries ?? MAX_GLOB_ENTRIES;
+    if (typeof maxEntries !== 'number') return Promise.reject(new TypeError('expected a number for maxEntries'));
+    if (!Number.isSafeInteger(maxEntries) || maxEntries < 1 || maxEntries > MAX_GLOB_ENTRIES) {
+      return Promise.reject(new RangeError(`expected an integer between 1 and ${MAX_GLOB_ENTRIES} for maxEntries`));
+    }
+    return this[NATIVE].glob(pattern, limit, maxEntries).then(({ paths, truncated }) => ({
       paths: paths === '' ? [] : paths.split('\0'),
       truncated,
     }));

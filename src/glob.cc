@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <climits>
+#include <iterator>
 #include <optional>
+#include <set>
 
 #include "path.h"
 
@@ -79,12 +81,15 @@ bool skip_quoted(std::string_view s, std::size_t& i) {
 
 Status check_braces(std::string_view s) {
   std::size_t depth = 0;
+  std::size_t groups = 0;
   for (std::size_t i = 0; i < s.size(); ++i) {
     if (opens_quote(s[i])) {
       if (!skip_quoted(s, i)) return invalid();
       continue;
     }
-    if (s[i] == '{' && ++depth > kMaxGlobBraceDepth) return invalid();
+    if (s[i] == '{' && (++depth > kMaxGlobBraceDepth || ++groups > kMaxGlobBraceGroups)) {
+      return invalid();
+    }
     if (s[i] == '}') {
       if (depth == 0) return invalid();
       --depth;
@@ -128,29 +133,50 @@ std::optional<Group> first_group(std::string_view s, std::size_t from) {
   return group;
 }
 
-// Every brace-free alternative of `s`, in order, without duplicates. Text before `from` holds
-// no group, so each level only scans what its substitution changed.
-Status expand(const std::string& s, std::size_t from, std::vector<std::string>& out) {
-  const auto group = first_group(s, from);
-  if (!group) {
-    if (std::find(out.begin(), out.end(), s) != out.end()) return ok_status();
-    if (out.size() == kMaxGlobAlternatives) return invalid();
-    out.push_back(s);
-    return ok_status();
+// Every brace-free alternative of `text`, without duplicates, in no particular order. One group
+// is expanded per round in every string still holding one, and duplicates are dropped as soon as
+// they appear, so "{a,a}" repeated k times costs k rounds over one string, not 2^k. Each round
+// removes one group from every string, so there are at most kMaxGlobBraceGroups rounds, each over
+// at most kMaxGlobExpandedBytes. Strings still holding groups count towards the bounds too.
+Result<std::vector<std::string>> expand(const std::string& text) {
+  std::vector<std::string> done;
+  std::size_t done_bytes = 0;
+  std::vector<std::string> pending{text};
+  while (!pending.empty()) {
+    std::set<std::string> next;
+    std::size_t next_bytes = 0;
+    for (const std::string& s : pending) {
+      const auto group = first_group(s, 0);
+      if (!group) {
+        if (std::find(done.begin(), done.end(), s) != done.end()) continue;
+        done_bytes += s.size();
+        done.push_back(s);
+        continue;
+      }
+      if (group->close == group->open + 1) return invalid();  // "{}" is almost surely a mistake
+      if (group->commas.size() >= kMaxGlobAlternatives) return invalid();
+      const std::string_view whole = s;
+      const std::string_view prefix = whole.substr(0, group->open);
+      const std::string_view suffix = whole.substr(group->close + 1);
+      std::size_t begin = group->open + 1;
+      std::vector<std::size_t> ends = group->commas;
+      ends.push_back(group->close);
+      for (const std::size_t end : ends) {
+        std::string alternative;
+        alternative.reserve(prefix.size() + (end - begin) + suffix.size());
+        alternative.append(prefix).append(whole.substr(begin, end - begin)).append(suffix);
+        begin = end + 1;
+        const std::size_t size = alternative.size();
+        if (next.insert(std::move(alternative)).second) next_bytes += size;
+      }
+      if (done.size() + next.size() > kMaxGlobAlternatives ||
+          done_bytes + next_bytes > kMaxGlobExpandedBytes) {
+        return invalid();
+      }
+    }
+    pending.assign(std::make_move_iterator(next.begin()), std::make_move_iterator(next.end()));
   }
-  if (group->close == group->open + 1) return invalid();  // "{}" is almost surely a mistake
-  if (group->commas.size() >= kMaxGlobAlternatives) return invalid();
-  const std::string prefix = s.substr(0, group->open);
-  const std::string suffix = s.substr(group->close + 1);
-  std::size_t begin = group->open + 1;
-  std::vector<std::size_t> ends = group->commas;
-  ends.push_back(group->close);
-  for (const std::size_t end : ends) {
-    const std::string next = prefix + s.substr(begin, end - begin) + suffix;
-    if (auto st = expand(next, group->open, out); !st) return st;
-    begin = end + 1;
-  }
-  return ok_status();
+  return done;
 }
 
 // Splits on unescaped slashes; escapes stay in place for the component compiler.
@@ -236,6 +262,12 @@ Result<GlobComponent> compile_component(std::string_view s) {
   for (std::size_t i = 0; i < s.size();) {
     if (auto st = add_token(s, i, c); !st) return st.error();
   }
+  // Every token but a star takes a code point, so a name can meet no more than NAME_MAX of them;
+  // this also bounds how far the matcher ever backtracks.
+  const auto width = std::count_if(c.tokens.begin(), c.tokens.end(), [](const GlobToken& t) {
+    return t.kind != GlobToken::Kind::star;
+  });
+  if (static_cast<std::size_t>(width) > NAME_MAX) return invalid();
   c.is_literal = std::all_of(c.tokens.begin(), c.tokens.end(),
                              [](const GlobToken& t) { return t.kind == GlobToken::Kind::literal; });
   c.dot_ok = c.tokens.front().kind == GlobToken::Kind::literal && c.tokens.front().code == '.';
@@ -250,6 +282,8 @@ Result<std::vector<GlobComponent>> compile_alternative(std::string_view s) {
     auto c = compile_component(text);
     if (!c) return c.error();
     if (c.value().is_literal && c.value().literal == ".") continue;
+    // "**/**" matches what "**" does: one state instead of many, whatever the repetition.
+    if (c.value().globstar && !out.empty() && out.back().globstar) continue;
     out.push_back(std::move(c.value()));
   }
   return out;
@@ -268,13 +302,17 @@ bool token_matches(const GlobToken& t, std::uint32_t code) {
 }
 
 // Greedy with a single resume point: a later "*" can absorb whatever an earlier one would
-// have, so returning to the latest star suffices and the cost is at most tokens x name.
-bool match_tokens(const std::vector<GlobToken>& tokens, const std::vector<std::uint32_t>& name) {
+// have, so returning to the latest star suffices. The span matched since that star is at most
+// the component's width, so the cost is at most the name's length times NAME_MAX. `work` counts
+// the steps.
+bool match_tokens(const std::vector<GlobToken>& tokens, const std::vector<std::uint32_t>& name,
+                  std::size_t& work) {
   std::size_t t = 0;
   std::size_t n = 0;
   std::size_t star = kNpos;
   std::size_t resume = 0;
   while (n < name.size()) {
+    ++work;
     if (t < tokens.size() && tokens[t].kind == GlobToken::Kind::star) {
       star = t++;
       resume = n;
@@ -292,6 +330,38 @@ bool match_tokens(const std::vector<GlobToken>& tokens, const std::vector<std::u
   return t == tokens.size();
 }
 
+// One name as the components see it: decoded once, however many states test it.
+class Name {
+ public:
+  explicit Name(std::string_view text) : text_(text) {}
+  std::string_view text() const noexcept { return text_; }
+  // The code points, or nullptr for a name that is not valid UTF-8 (no wildcard matches it).
+  const std::vector<std::uint32_t>* codes() {
+    if (!decoded_) {
+      decoded_ = true;
+      valid_ = is_valid_utf8(text_);
+      if (valid_) codes_ = decode(text_);
+    }
+    return valid_ ? &codes_ : nullptr;
+  }
+
+ private:
+  std::string_view text_;
+  bool decoded_ = false;
+  bool valid_ = false;
+  std::vector<std::uint32_t> codes_;
+};
+
+bool component_matches(const GlobComponent& c, Name& name, std::size_t& work) {
+  const std::string_view text = name.text();
+  ++work;
+  if (c.end || text.empty() || (text.front() == '.' && !c.dot_ok)) return false;
+  if (c.globstar) return true;
+  if (c.is_literal) return text == c.literal;
+  const auto* codes = name.codes();
+  return codes != nullptr && match_tokens(c.tokens, *codes, work);
+}
+
 std::size_t shared_base_length(const std::vector<std::vector<GlobComponent>>& alternatives) {
   std::size_t length = kNpos;
   for (const auto& a : alternatives) length = std::min(length, a.empty() ? 0 : a.size() - 1);
@@ -306,12 +376,10 @@ std::size_t shared_base_length(const std::vector<std::vector<GlobComponent>>& al
 
 }  // namespace
 
-bool GlobComponent::match(std::string_view name) const {
-  if (name.empty() || (name.front() == '.' && !dot_ok)) return false;
-  if (globstar) return true;
-  if (is_literal) return name == literal;
-  if (!is_valid_utf8(name)) return false;
-  return match_tokens(tokens, decode(name));
+bool GlobComponent::match(std::string_view text) const {
+  Name name(text);
+  std::size_t work = 0;
+  return component_matches(*this, name, work);
 }
 
 Result<GlobMatcher> GlobMatcher::compile(std::string_view pattern) {
@@ -320,74 +388,79 @@ Result<GlobMatcher> GlobMatcher::compile(std::string_view pattern) {
   std::string text(pattern);
   if (text.front() != '/') text.insert(text.begin(), '/');
   if (auto st = check_braces(text); !st) return st.error();
-  std::vector<std::string> expanded;
-  if (auto st = expand(text, 0, expanded); !st) return st.error();
-  GlobMatcher m;
-  for (const std::string& alternative : expanded) {
+  auto expanded = expand(text);
+  if (!expanded) return expanded.error();
+  std::vector<std::vector<GlobComponent>> alternatives;
+  for (const std::string& alternative : expanded.value()) {
     auto components = compile_alternative(alternative);
     if (!components) return components.error();
-    m.alternatives_.push_back(std::move(components.value()));
+    alternatives.push_back(std::move(components.value()));
   }
-  const std::size_t base = shared_base_length(m.alternatives_);
-  for (std::size_t i = 0; i < base; ++i) m.base_.push_back(m.alternatives_.front()[i].literal);
+  GlobMatcher m;
+  const std::size_t base = shared_base_length(alternatives);
+  for (std::size_t i = 0; i < base; ++i) m.base_.push_back(alternatives.front()[i].literal);
+  for (auto& components : alternatives) {
+    m.alternatives_.push_back(static_cast<std::uint32_t>(m.components_.size()));
+    for (auto& c : components) m.components_.push_back(std::move(c));
+    GlobComponent end;
+    end.end = true;
+    m.components_.push_back(std::move(end));
+  }
   return m;
 }
 
-GlobMatcher::States GlobMatcher::close(States states) const {
-  // "**" may match no directory at all, so standing before one is also standing after it.
-  const std::size_t n = states.size();
-  for (std::size_t i = 0; i < n; ++i) {
-    State s = states[i];
-    const auto& a = alternatives_[s.alternative];
-    while (s.component < a.size() && a[s.component].globstar) {
-      ++s.component;
-      states.push_back(s);
-    }
+// Adds the state `at` to sorted, unique `states`, and the one after it when `at` is a "**",
+// which may match no directory at all. Callers add states in nearly ascending order (each at
+// most two places behind the largest so far), so the insertion point is found in a step or two.
+void GlobMatcher::enter(States& states, std::uint32_t at) const {
+  const bool skips = components_[at].globstar;
+  for (std::uint32_t s = at; s <= at + (skips ? 1u : 0u); ++s) {
+    auto it = states.end();
+    while (it != states.begin() && *(it - 1) > s) --it;
+    if (it != states.begin() && *(it - 1) == s) continue;
+    states.insert(it, s);
   }
-  std::sort(states.begin(), states.end());
-  states.erase(std::unique(states.begin(), states.end()), states.end());
+}
+
+GlobMatcher::States GlobMatcher::starting_at(std::size_t component) const {
+  States states;
+  for (const std::uint32_t begin : alternatives_) {
+    enter(states, begin + static_cast<std::uint32_t>(component));
+  }
   return states;
 }
 
 GlobMatcher::States GlobMatcher::start() const {
-  States states;
-  const auto at = static_cast<std::uint16_t>(base_.size());
-  for (std::size_t i = 0; i < alternatives_.size(); ++i) {
-    states.push_back(State{static_cast<std::uint16_t>(i), at});
-  }
-  return close(std::move(states));
+  return starting_at(base_.size());
 }
 
-GlobMatcher::States GlobMatcher::step(const States& states, std::string_view name) const {
+GlobMatcher::States GlobMatcher::step(const States& states, std::string_view text,
+                                      std::size_t* work) const {
   States next;
-  for (const State& s : states) {
-    const auto& a = alternatives_[s.alternative];
-    if (s.component == a.size() || !a[s.component].match(name)) continue;
+  Name name(text);
+  std::size_t steps = 0;
+  for (const std::uint32_t s : states) {
+    const GlobComponent& c = components_[s];
+    if (!component_matches(c, name, steps)) continue;
     // "**" stays where it is to absorb further directories; anything else moves on.
-    const bool stays = a[s.component].globstar;
-    next.push_back(State{s.alternative, static_cast<std::uint16_t>(s.component + (stays ? 0 : 1))});
+    enter(next, c.globstar ? s : s + 1);
   }
-  return close(std::move(next));
+  if (work != nullptr) *work += steps;
+  return next;
 }
 
 bool GlobMatcher::accepts(const States& states) const noexcept {
-  return std::any_of(states.begin(), states.end(), [&](const State& s) {
-    return s.component == alternatives_[s.alternative].size();
-  });
+  return std::any_of(states.begin(), states.end(),
+                     [&](std::uint32_t s) { return components_[s].end; });
 }
 
 bool GlobMatcher::can_descend(const States& states) const noexcept {
-  return std::any_of(states.begin(), states.end(), [&](const State& s) {
-    return s.component < alternatives_[s.alternative].size();
-  });
+  return std::any_of(states.begin(), states.end(),
+                     [&](std::uint32_t s) { return !components_[s].end; });
 }
 
 bool GlobMatcher::matches(std::string_view path) const {
-  States states;
-  for (std::size_t i = 0; i < alternatives_.size(); ++i) {
-    states.push_back(State{static_cast<std::uint16_t>(i), 0});
-  }
-  states = close(std::move(states));
+  States states = starting_at(0);
   for (std::size_t start = 0; start <= path.size() && !states.empty();) {
     std::size_t slash = path.find('/', start);
     if (slash == kNpos) slash = path.size();

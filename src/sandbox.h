@@ -53,8 +53,10 @@ struct AttachmentPolicy {
 
 struct GlobResult {
   std::vector<std::string> paths;  // virtual paths, sorted
-  bool truncated = false;          // more matched than the limit
+  bool truncated = false;          // more matched than the limit, or the walk hit a bound
 };
+
+class GlobTask;  // glob_walk.h
 
 class Sandbox {
  public:
@@ -94,7 +96,8 @@ class Sandbox {
   // mkdir -p. An existing directory is success.
   Status make_directory(std::string_view path) const;
   // Paths matching `pattern` ("*" within a name, "**" across directories, "?", "[abc]",
-  // "{a,b}"), at most `limit` of them. Symlinks are reported but never descended into.
+  // "{a,b}"), at most `limit` of them. Symlinks are reported but never descended into. Runs a
+  // GlobTask (glob_walk.h) to its end: its bounds apply.
   Result<GlobResult> glob(std::string_view pattern, std::size_t limit) const;
   // All or nothing: every rule (count, suffixes, each file's policy, total size) is checked on
   // opened descriptors before any byte is read. Error::index names the offending path.
@@ -127,6 +130,8 @@ class Sandbox {
  private:
   Sandbox(MountTable table, const Sandbox* parent, std::uint64_t max_read_bytes,
           ResolverKind resolver, std::uint32_t max_depth);
+  // A glob opens directories as the other operations do, but one slice at a time.
+  friend class GlobTask;
 
   struct Target {
     VirtualPath path;

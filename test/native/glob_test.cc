@@ -12,6 +12,7 @@ namespace {
 
 using msb::Errc;
 using msb::GlobMatcher;
+using msb::kMaxGlobExpandedBytes;
 using msb_test::code_of;
 using Strings = std::vector<std::string>;
 
@@ -196,6 +197,76 @@ TEST(GlobTest, PathologicalPatternsStayFast) {
   EXPECT_TRUE(matches("/**/**/**/**/**/**/**/**/**/**/d", deep));
   const auto elapsed = std::chrono::steady_clock::now() - start;
   EXPECT_LT(std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count(), 2000);
+}
+
+// Elementary matching steps for `name` from the start: counted by the matcher, not timed.
+std::size_t work_for(const GlobMatcher& m, std::string_view name) {
+  std::size_t work = 0;
+  m.step(m.start(), name, &work);
+  return work;
+}
+
+std::string repeated(std::string_view text, int times) {
+  std::string out;
+  for (int i = 0; i < times; ++i) out += text;
+  return out;
+}
+
+TEST(GlobTest, RepeatedGlobstarsAreOneState) {
+  const GlobMatcher once = compiled("/**/x");
+  const GlobMatcher many = compiled(repeated("/**", 1300) + "/x");
+  EXPECT_EQ(many.start(), once.start());
+  EXPECT_EQ(work_for(many, "dir"), work_for(once, "dir"));
+  std::string deep;
+  for (int i = 0; i < 60; ++i) deep += "/d";
+  EXPECT_TRUE(many.matches(deep + "/x"));
+  EXPECT_FALSE(many.matches(deep + "/y"));
+  EXPECT_FALSE(many.matches("/.git/x"));  // still never through a dot directory
+}
+
+TEST(GlobTest, BraceExpansionCostsRoundsNotProducts) {
+  // 2^64 spellings of one name: expanded a group at a time with duplicates dropped at once.
+  const std::string dup = "/" + repeated("{a,a}", 64);
+  ASSERT_EQ(code_of(GlobMatcher::compile(dup)), Errc::ok);
+  EXPECT_TRUE(compiled(dup).matches("/" + std::string(64, 'a')));
+  const std::string nested = "/" + repeated("{a,{a,{a,a}}}", 21);
+  EXPECT_TRUE(compiled(nested).matches("/" + std::string(21, 'a')));
+  // Past the number of groups, or the bytes all alternatives would take, a typed refusal.
+  EXPECT_EQ(code_of(GlobMatcher::compile(dup + "{a,a}")), Errc::invalid_pattern);
+  EXPECT_EQ(code_of(GlobMatcher::compile("/" + repeated("{a,a}", 780))), Errc::invalid_pattern);
+  const std::string six = "/" + repeated("{x,y}", 6);
+  EXPECT_EQ(code_of(GlobMatcher::compile(six + "/" + std::string(100, 'n'))), Errc::ok);
+  EXPECT_EQ(
+      code_of(GlobMatcher::compile(six + "/" + std::string(80, 'n') + "/" + std::string(80, 'n'))),
+      Errc::invalid_pattern);
+}
+
+TEST(GlobTest, ComponentsNoNameCanMatchAreRefused) {
+  EXPECT_EQ(code_of(GlobMatcher::compile("/" + std::string(255, '?'))), Errc::ok);
+  EXPECT_EQ(code_of(GlobMatcher::compile("/" + std::string(256, '?'))), Errc::invalid_pattern);
+  EXPECT_EQ(code_of(GlobMatcher::compile("/" + repeated("*a", 255) + "*")), Errc::ok);
+  EXPECT_EQ(code_of(GlobMatcher::compile("/" + repeated("*[ab]", 256))), Errc::invalid_pattern);
+}
+
+TEST(GlobTest, StepWorkIsBoundedByPatternTimesName) {
+  const std::string long_a(255, 'a');
+  const std::string a127(127, 'a');
+  for (const std::string& pattern : {
+           "/**/*" + a127 + "b*",
+           "/**/*" + std::string(100, 'a') + "b*" + repeated("{x,y}", 6),
+           repeated("/**", 1300) + "/*.ts",
+           repeated("/**/a", 700),
+           "/" + repeated("*a", 200) + "b",
+           "/{" + repeated("*a?[a-z]", 20) + ",*}",
+       }) {
+    const GlobMatcher m = compiled(pattern);
+    for (const std::string& name : {long_a, std::string("a"), a127 + "b", std::string("x.ts")}) {
+      // Generous constant, but linear in each: no blow-up with repetition of any kind.
+      EXPECT_LE(work_for(m, name), 4 * (kMaxGlobExpandedBytes + 1) * (name.size() + 1))
+          << pattern.substr(0, 40) << " on " << name.size() << " bytes";
+      EXPECT_LE(work_for(m, name), 4 * (pattern.size() * 64 + 1) * (name.size() + 1));
+    }
+  }
 }
 
 }  // namespace
