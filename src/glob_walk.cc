@@ -42,7 +42,8 @@ Error from_errno() {
 // into something else, or is closed to us. Anything else is reported.
 bool skippable(Errc code) {
   return code == Errc::not_found || code == Errc::not_directory || code == Errc::access_denied ||
-         code == Errc::symlink_loop || code == Errc::symlink_escape;
+         code == Errc::symlink_loop || code == Errc::symlink_escape ||
+         code == Errc::untrusted_source;  // a refused mount, as list() shows it: a name, no entries
 }
 
 // A directory inside the one `dir_fd` holds, refused if it is (or has just become) a symlink.

@@ -145,8 +145,13 @@ describe.each(RESOLVERS)('planted sources and subtrees with the %s resolver', (r
       expect(err).toBeInstanceOf(SymlinkError);
       expect(err.code).toBe('UNTRUSTED_SOURCE');
       expect(err.toLLMMessage()).toContain('/cache/PWNED.txt');
-      // The rest of the sandbox still works.
+      // The rest of the sandbox still works, a glob over everything included.
       expect(await sandbox.read('/inside.txt')).toBe('inside');
+      expect((await sandbox.glob('/**/*.txt')).paths).toEqual(['/inside.txt', '/secrets/key.txt']);
+      expect(await sandbox.list('/')).toEqual(['cache', 'inside.txt', 'secrets', 'vendor']);
+      const globbed = await refusal(sandbox.glob('/cache/**'));
+      expect(globbed).toBeInstanceOf(SymlinkError);
+      expect(globbed.code).toBe('UNTRUSTED_SOURCE');
     });
 
     test('createMountSandboxAsync neither creates through nor pins the planted link', async () => {
