@@ -203,26 +203,13 @@ Result<Bytes> read_regular_file(int fd, std::uint64_t limit) {
 }
 
 Result<std::vector<std::string>> read_dir_names(int dir_fd) {
-  // getdents64 directly: fdopendir would take ownership of the descriptor and add a copy.
-  alignas(8) char buf[32768];
   std::vector<std::string> names;
+  auto add = [&names](std::string_view name, EntryType) { names.emplace_back(name); };
   for (;;) {
-    long n = ::syscall(SYS_getdents64, dir_fd, buf, sizeof(buf));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return from_errno();
-    }
-    if (n == 0) break;
-    for (long off = 0; off < n;) {
-      auto* entry = reinterpret_cast<struct dirent64*>(buf + off);
-      const char* name = entry->d_name;
-      if (!(name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0')))) {
-        names.emplace_back(name);
-      }
-      off += entry->d_reclen;
-    }
+    auto more = read_dir_batch(dir_fd, add);
+    if (!more) return more.error();
+    if (!more.value()) return names;
   }
-  return names;
 }
 
 Status replace_file(int dir_fd, const std::string& name, const std::uint8_t* data,
@@ -414,26 +401,22 @@ EntryType entry_type(unsigned char d_type) {
 
 }  // namespace
 
-Result<std::vector<DirEntry>> read_dir_entries(int dir_fd) {
+Result<bool> read_dir_batch(int dir_fd,
+                            const std::function<void(std::string_view, EntryType)>& on_entry) {
+  // getdents64 directly: fdopendir would take ownership of the descriptor and add a copy.
   alignas(8) char buf[32768];
-  std::vector<DirEntry> entries;
-  for (;;) {
-    const long n = ::syscall(SYS_getdents64, dir_fd, buf, sizeof(buf));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return from_errno();
-    }
-    if (n == 0) break;
-    for (long off = 0; off < n;) {
-      const auto* entry = reinterpret_cast<const struct dirent64*>(buf + off);
-      const std::string_view name = entry->d_name;
-      if (name != "." && name != "..") {
-        entries.push_back(DirEntry{std::string(name), entry_type(entry->d_type)});
-      }
-      off += entry->d_reclen;
-    }
+  long n;
+  do {
+    n = ::syscall(SYS_getdents64, dir_fd, buf, sizeof(buf));
+  } while (n < 0 && errno == EINTR);
+  if (n < 0) return from_errno();
+  for (long off = 0; off < n;) {
+    const auto* entry = reinterpret_cast<const struct dirent64*>(buf + off);
+    const std::string_view name = entry->d_name;
+    if (name != "." && name != "..") on_entry(name, entry_type(entry->d_type));
+    off += entry->d_reclen;
   }
-  return entries;
+  return n > 0;
 }
 
 }  // namespace msb

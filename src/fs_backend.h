@@ -5,9 +5,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "error.h"
@@ -66,6 +68,15 @@ std::optional<Bytes> read_local_cached_file(int path_fd, std::uint64_t limit);
 // Directory entry names (without "." and ".."), unsorted.
 Result<std::vector<std::string>> read_dir_names(int dir_fd);
 
+// What getdents says an entry is. `unknown` where the filesystem does not say: ask fstatat.
+enum class EntryType : std::uint8_t { unknown, directory, symlink, other };
+
+// Reads one getdents batch from `dir_fd`, handing each entry but "." and ".." to `on_entry` with
+// its type as the directory records it (so a walk need not stat every file); false once the
+// directory is exhausted. A caller can so bound the work it does per call on huge directories.
+Result<bool> read_dir_batch(int dir_fd,
+                            const std::function<void(std::string_view, EntryType)>& on_entry);
+
 // Replaces `name` in `dir_fd` with a new regular file holding `data`: written to a temporary in
 // the same directory, then renamed over the old entry, so readers see the old or the new
 // contents, never a mix, and a hard link elsewhere to the old inode is never written through.
@@ -96,17 +107,5 @@ Result<std::string> read_link(int dir_fd, const std::string& name);
 // Creates the symlink `name` -> `text` through a temporary, so an existing entry is replaced
 // atomically (`replace`) or left alone with already_exists. Never replaces a directory.
 Status install_symlink(int dir_fd, const std::string& name, const std::string& text, bool replace);
-
-// What getdents says an entry is. `unknown` where the filesystem does not say: ask fstatat.
-enum class EntryType : std::uint8_t { unknown, directory, symlink, other };
-
-struct DirEntry {
-  std::string name;
-  EntryType type = EntryType::unknown;
-};
-
-// Like read_dir_names, with each entry's type as the directory records it, so a walk need not
-// stat every file to learn which entries are directories.
-Result<std::vector<DirEntry>> read_dir_entries(int dir_fd);
 
 }  // namespace msb

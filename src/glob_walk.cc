@@ -4,10 +4,8 @@
 // stack of open directories, so it can stop after any entry and resume later (glob_walk.h).
 #include "glob_walk.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -60,15 +58,6 @@ std::string child_text(const std::string& dir, const std::string& name) {
   return out;
 }
 
-EntryType type_of(unsigned char d_type) {
-  switch (d_type) {
-    case DT_DIR: return EntryType::directory;
-    case DT_LNK: return EntryType::symlink;
-    case DT_UNKNOWN: return EntryType::unknown;
-    default: return EntryType::other;
-  }
-}
-
 }  // namespace
 
 struct GlobTask::WalkEntry {
@@ -105,27 +94,16 @@ class GlobTask::Listing {
   // A directory that cannot be read for a skippable reason shows only what the table puts in it.
   Result<std::size_t> read_batch(int fd) {
     if (fd < 0) return finish_reading();
-    alignas(8) char buf[32768];
-    long n;
-    do {
-      n = ::syscall(SYS_getdents64, fd, buf, sizeof(buf));
-    } while (n < 0 && errno == EINTR);
-    if (n < 0) {
-      const Error e = from_errno();
-      if (!skippable(e.code)) return e;
+    std::vector<WalkEntry> run;
+    auto more = read_dir_batch(fd, [&run](std::string_view name, EntryType type) {
+      run.push_back(WalkEntry{std::string(name), type, false});
+    });
+    if (!more) {
+      if (!skippable(more.error().code)) return more.error();
       runs_.resize(1);  // keep only the table's
       return finish_reading();
     }
-    if (n == 0) return finish_reading();
-    std::vector<WalkEntry> run;
-    for (long off = 0; off < n;) {
-      const auto* entry = reinterpret_cast<const struct dirent64*>(buf + off);
-      const std::string_view name = entry->d_name;
-      if (name != "." && name != "..") {
-        run.push_back(WalkEntry{std::string(name), type_of(entry->d_type), false});
-      }
-      off += entry->d_reclen;
-    }
+    if (!more.value()) return finish_reading();
     const std::size_t count = run.size();
     add_run(std::move(run));
     return count;
