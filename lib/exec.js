@@ -9,7 +9,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { launcherPath } = require('./launcher');
-const { ExecEnforcementError, ExecError } = require('./errors');
+const { ExecEnforcementError, ExecError, UnsupportedPlatformError } = require('./errors');
 const { protectedFiles } = require('./protected');
 const { plainData } = require('./plain');
 
@@ -336,6 +336,10 @@ function run(policy, opts) {
         detached: true, // its own process group, killed as a whole
       });
     } catch (err) {
+      if (err instanceof UnsupportedPlatformError) {
+        reject(err);
+        return;
+      }
       reject(new ExecError(`cannot start the exec launcher: ${err.code || err.message}`, undefined, 'spawn'));
       return;
     }
