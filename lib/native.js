@@ -17,6 +17,8 @@ const SOLUTIONS = {
     '(on macOS or Windows: in a Linux container or VM)',
   build: `build from source on Linux: install the build tools (${BUILD_PACKAGES}, with sudo unless root), ` +
     `then run \`${BUILD_COMMAND}\``,
+  reinstall: 'install the package from the registry or a packed tarball (`npm pack`), which carry ' +
+    'prebuilt binaries for linux-x64 and linux-arm64; a git checkout has none',
   fallback: 'or fall back: call isSupported() first and use another sandbox implementation when it says false',
   external: 'mark mount-sandbox as external in your bundler (esbuild --external:mount-sandbox, ' +
     'Vite/Rollup build.rollupOptions.external, webpack externals) so that it loads from node_modules',
@@ -66,10 +68,14 @@ function tryLoad() {
   const file = candidates(root, 'mount_sandbox.node', 'MOUNT_SANDBOX_ADDON').find((f) => fs.existsSync(f));
   if (file === undefined) {
     const target = `${process.platform}-${process.arch}`;
-    const why = !PREBUILT_TARGETS.includes(target)
-      ? `no prebuilt binary for ${target}`
-      : libc() === 'musl' ? 'the prebuilt binaries need glibc, and this system uses musl' : `no binary for ${target} was found`;
-    return unsupported(`${why}, and the addon was not built from source`, ['platform', 'build', 'fallback']);
+    const built = ', and the addon was not built from source';
+    if (!PREBUILT_TARGETS.includes(target)) {
+      return unsupported(`no prebuilt binary for ${target}${built}`, ['platform', 'build', 'fallback']);
+    }
+    if (libc() === 'musl') {
+      return unsupported(`the prebuilt binaries need glibc, and this system uses musl${built}`, ['platform', 'build', 'fallback']);
+    }
+    return unsupported(`no binary for ${target} was found${built}`, ['reinstall', 'build', 'fallback']);
   }
   try {
     return require(file);
