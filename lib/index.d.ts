@@ -21,7 +21,7 @@ export interface FileStat {
 }
 
 export interface ReadRange {
-  /** Byte offset to start at. Default 0. */
+  /** Byte offset to start at. */
   offset?: number;
   /** Most bytes to return. Default: to the end (within the read limit). */
   length?: number;
@@ -83,13 +83,24 @@ export interface MountSandboxConfig extends MountPolicyConfig {
    * at least one mount): no root, "/" only lists the mounts.
    */
   root: string | null;
+  /** @default false */
   readonly?: boolean;
   mounts?: Mount[];
-  /** Largest file read() and readBinary() accept. Default 128 MiB. */
+  /**
+   * Largest file read() and readBinary() accept (128 MiB).
+   * @default 128 * 1024 * 1024
+   */
   maxReadBytes?: number;
-  /** Path resolution strategy; "auto" uses openat2 where the kernel has it. */
+  /**
+   * Path resolution strategy; "auto" uses openat2 where the kernel has it. The environment
+   * variable MOUNT_SANDBOX_RESOLVER, when set, replaces the default.
+   * @default 'auto'
+   */
   resolver?: ResolverKind;
-  /** How many derived views (restrict, workers) may be chained. Default 5. */
+  /**
+   * How many derived views (restrict, workers) may be chained.
+   * @default 5
+   */
   maxDepth?: number;
 }
 
@@ -305,20 +316,39 @@ export declare const DEFAULT_MAX_READ_BYTES: number;
 
 
 export interface ExecOptions {
-  /** Virtual working directory (default "/"). */
+  /**
+   * Virtual working directory.
+   * @default '/'
+   */
   cwd?: string;
   /** Merged over PATH, HOME, TMPDIR and LANG; nothing of process.env is passed. */
   env?: Record<string, string>;
   stdin?: string | Uint8Array;
-  /** Default 30000, at most 300000; then every process of the command is killed. */
+  /**
+   * At most 300000; then every process of the command is killed.
+   * @default 30000
+   */
   timeoutMs?: number;
-  /** Per stream, default 51200. */
+  /**
+   * Per stream (50 KiB).
+   * @default 51200
+   */
   maxOutputBytes?: number;
-  /** Default false: no TCP (Landlock), no UDP, raw or unix sockets (seccomp). */
+  /**
+   * false: no TCP (Landlock), no UDP, raw or unix sockets (seccomp).
+   * @default false
+   */
   network?: boolean;
-  /** Default 'prefer'. */
+  /**
+   * 'require': refuse to run without user, mount and PID namespaces (ExecEnforcementError);
+   * 'prefer': use them when available; 'off': never.
+   * @default 'require'
+   */
   namespaces?: 'prefer' | 'require' | 'off';
-  /** Run even when a required layer is missing (result.enforcement.missing says which). */
+  /**
+   * Run even when a required layer is missing (result.enforcement.missing says which).
+   * @default false
+   */
   allowWeakerEnforcement?: boolean;
   /** Extra host directories the command may read and execute. */
   hostReadPaths?: string[];

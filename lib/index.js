@@ -121,6 +121,7 @@ function lexicalResolver({ root, mounts }) {
 }
 
 class MountSandbox {
+  /** @param {import('./binding').NativeSandbox} handle */
   constructor(handle) {
     if (!handle || !(handle instanceof addon().NativeSandbox)) {
       throw new TypeError('MountSandbox is created with createMountSandbox(config)');

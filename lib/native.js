@@ -39,7 +39,8 @@ function packageRoot() {
 
 // musl's Node reports no glibc version; prebuilt binaries need glibc.
 function libc() {
-  const header = process.report?.getReport?.().header;
+  const report = /** @type {{ header?: { glibcVersionRuntime?: string } } | undefined} */ (process.report?.getReport?.());
+  const header = report?.header;
   return header && header.glibcVersionRuntime ? 'glibc' : 'musl';
 }
 
@@ -56,6 +57,7 @@ function unsupported(reason, solutions, cause) {
 }
 
 // The addon, or the UnsupportedPlatformError saying why not. Pure: no caching.
+/** @returns {import('./binding').NativeBinding | UnsupportedPlatformError} */
 function tryLoad() {
   if (process.platform !== 'linux') {
     return unsupported(`it enforces with Linux descriptors (openat2, O_PATH, Landlock), and this is ${process.platform}`,
@@ -85,8 +87,10 @@ function tryLoad() {
   }
 }
 
+/** @type {import('./binding').NativeBinding | Error | undefined} */
 let loaded;
 
+/** @returns {import('./binding').NativeBinding} */
 function addon() {
   if (loaded === undefined) loaded = tryLoad();
   if (loaded instanceof Error) throw loaded;

@@ -53,6 +53,8 @@ export type EnforcementLayer =
 export declare class SandboxError extends Error {
   readonly code: string;
   readonly path?: string;
+  /** Which element of a list argument (attachments, zones) was refused, when one was. */
+  index?: number;
   constructor(code: string, message: string, path?: string);
   toLLMMessage(): string;
 }
@@ -60,6 +62,8 @@ export declare class NotFoundError extends SandboxError {
   constructor(path: string);
 }
 export declare class InvalidPathError extends SandboxError {
+  /** For an escape attempt: the top-level paths the model may read. */
+  readablePaths?: string[];
   constructor(message: string, path?: string);
 }
 export declare class ReadOnlyError extends SandboxError {
@@ -67,6 +71,8 @@ export declare class ReadOnlyError extends SandboxError {
   constructor(path: string, writablePaths?: string[]);
 }
 export declare class PermissionEscalationError extends SandboxError {
+  /** The worker whose declaration asked for more than its parent has (sandboxForWorker). */
+  worker?: string | null;
   constructor(message: string, path?: string);
 }
 export declare class SymlinkError extends SandboxError {
@@ -84,6 +90,8 @@ export declare class NotDirectoryError extends SandboxError {
 export declare class FileTooLargeError extends SandboxError {
   readonly size: number;
   readonly limit: number;
+  /** The sandbox's read limit, not a file policy, refused it: a ranged read still works. */
+  rangeReadable?: boolean;
   constructor(path: string, size: number, limit: number);
 }
 export declare class MountPointError extends SandboxError {
@@ -128,6 +136,9 @@ export declare class AttachmentPolicyError extends SandboxError {
 }
 export declare class WorkerSandboxError extends SandboxError {
   readonly worker?: string | null;
+  /** DEPTH_EXCEEDED: the delegation level asked for, and the maximum. */
+  size?: number;
+  limit?: number;
   constructor(code: string, message: string, worker?: string | null);
 }
 /** exec() refused: a layer it needs is missing here (code ENFORCEMENT_UNAVAILABLE). */
