@@ -26,7 +26,14 @@ const SOLUTIONS = {
 
 // Where the package's own files are, or null when this file was bundled into something else (its
 // binaries are then not beside it).
+let packageDir;
+
 function packageRoot() {
+  if (packageDir === undefined) packageDir = findPackageRoot();
+  return packageDir;
+}
+
+function findPackageRoot() {
   if (typeof __dirname !== 'string') return null;
   const root = path.join(__dirname, '..');
   try {
@@ -44,11 +51,11 @@ function libc() {
   return header && header.glibcVersionRuntime ? 'glibc' : 'musl';
 }
 
-function candidates(root, file, envName) {
+function candidates(dir, file, envName) {
   const list = [];
   if (process.env[envName]) list.push(path.resolve(process.env[envName]));
-  list.push(path.join(root, 'build', 'Release', file));
-  list.push(path.join(root, 'prebuilds', `${process.platform}-${process.arch}`, file));
+  list.push(path.join(dir, 'build', 'Release', file));
+  list.push(path.join(dir, 'prebuilds', `${process.platform}-${process.arch}`, file));
   return list;
 }
 
@@ -63,11 +70,11 @@ function tryLoad() {
     return unsupported(`it enforces with Linux descriptors (openat2, O_PATH, Landlock), and this is ${process.platform}`,
       ['platform', 'fallback']);
   }
-  const root = packageRoot();
-  if (root === null) {
+  const dir = packageRoot();
+  if (dir === null) {
     return unsupported('it was bundled, so its native binaries are not beside it', ['external', 'fallback']);
   }
-  const file = candidates(root, 'mount_sandbox.node', 'MOUNT_SANDBOX_ADDON').find((f) => fs.existsSync(f));
+  const file = candidates(dir, 'mount_sandbox.node', 'MOUNT_SANDBOX_ADDON').find((f) => fs.existsSync(f));
   if (file === undefined) {
     const target = `${process.platform}-${process.arch}`;
     const built = ', and the addon was not built from source';
@@ -97,11 +104,24 @@ function addon() {
   return loaded;
 }
 
-// The exec launcher, or null (with the reason) when it is missing.
+function isExecutable(file) {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+let launcher;
+
+// The exec launcher's path, or null when there is none to run.
 function findLauncher() {
-  const root = packageRoot();
-  if (root === null) return null;
-  return candidates(root, 'msb-launch', 'MOUNT_SANDBOX_LAUNCHER').find((f) => fs.existsSync(f)) ?? null;
+  if (launcher) return launcher;
+  const dir = packageRoot();
+  if (dir === null) return null;
+  launcher = candidates(dir, 'msb-launch', 'MOUNT_SANDBOX_LAUNCHER').find(isExecutable) ?? null;
+  return launcher;
 }
 
 // { supported: true } or { supported: false, reason }; `exec` says the same for sandbox.exec()'s
@@ -114,7 +134,7 @@ function isSupported() {
     return { supported: false, reason: error.reason, exec: { supported: false, reason: error.reason } };
   }
   const exec = findLauncher() === null
-    ? { supported: false, reason: 'the exec launcher msb-launch was not found beside the addon' }
+    ? { supported: false, reason: 'the exec launcher msb-launch was not found beside the addon, or is not executable' }
     : { supported: true };
   return { supported: true, exec };
 }

@@ -10,6 +10,11 @@ const { execFileSync } = require('child_process');
 
 const ROOT = path.join(__dirname, '..');
 
+// Without the overrides the sanitizer run sets, so only the copied package's files count.
+const ENV = { ...process.env };
+delete ENV.MOUNT_SANDBOX_ADDON;
+delete ENV.MOUNT_SANDBOX_LAUNCHER;
+
 let scratch;
 beforeAll(() => {
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'msb-fail-soft-'));
@@ -62,7 +67,7 @@ console.log(JSON.stringify({
 `;
 
 function probe(cwd, nodeArgs = [], script = PROBE) {
-  const out = execFileSync(process.execPath, [...nodeArgs, '-e', script], { cwd, encoding: 'utf8' });
+  const out = execFileSync(process.execPath, [...nodeArgs, '-e', script], { cwd, encoding: 'utf8', env: ENV });
   return JSON.parse(out);
 }
 
@@ -139,6 +144,7 @@ test('ESM import works without a binary, with the same classes as require', () =
   const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
     cwd: path.dirname(dir),
     encoding: 'utf8',
+    env: ENV,
   });
   expect(JSON.parse(out)).toEqual([false, true, true, 'UNSUPPORTED_PLATFORM']);
 });
@@ -151,7 +157,7 @@ test('createTestSandbox rejects without leaving a temp directory', () => {
   const out = execFileSync(process.execPath, ['-e', script], {
     cwd: path.dirname(dir),
     encoding: 'utf8',
-    env: { ...process.env, TMPDIR: tmp },
+    env: { ...ENV, TMPDIR: tmp },
   });
   expect(out.trim()).toBe('UNSUPPORTED_PLATFORM');
   expect(fs.readdirSync(tmp)).toEqual([]);
@@ -172,6 +178,33 @@ test('a bundled copy says to mark mount-sandbox as external', () => {
   expectUnsupported(result);
   expect(result.reason).toContain('bundled');
   expect(result.message).toContain('external');
+});
+
+test('an addon without its exec launcher: files work, exec says what is missing', () => {
+  const dir = packageWithoutBinaries('no-launcher');
+  fs.mkdirSync(path.join(dir, 'build', 'Release'), { recursive: true });
+  fs.copyFileSync(path.join(ROOT, 'build', 'Release', 'mount_sandbox.node'),
+    path.join(dir, 'build', 'Release', 'mount_sandbox.node'));
+  const script = `
+    const ms = require('mount-sandbox');
+    ms.createTestSandbox().then(async (s) => {
+      await s.write('/a.txt', 'x');
+      const error = await s.exec(['true']).catch((e) => e);
+      console.log(JSON.stringify({ support: ms.isSupported(), read: await s.read('/a.txt'),
+        typed: error instanceof ms.UnsupportedPlatformError, message: error.message }));
+    });`;
+  const result = JSON.parse(execFileSync(process.execPath, ['-e', script], {
+    cwd: path.dirname(dir),
+    encoding: 'utf8',
+    env: ENV,
+  }));
+  expect(result.support.supported).toBe(true);
+  expect(result.support.exec.supported).toBe(false);
+  expect(result.support.exec.reason).toContain('msb-launch');
+  expect(result.read).toBe('x');
+  expect(result.typed).toBe(true);
+  expect(result.message).toContain('msb-launch');
+  expect(result.message).not.toContain(scratch);
 });
 
 test('where the addon loads, isSupported() says so', () => {
