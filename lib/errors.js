@@ -1,293 +1,30 @@
 'use strict';
 
-// The error classes live in JS (not in the addon) so that `instanceof` works in every realm that
-// loads this file, Jest's included. Constructors, codes and default texts follow golem-forge's
-// sandbox-errors.ts so its core package can re-export these.
+// The facade's side of the error classes: building them from the addon's codes and the
+// guidance they carry. The classes themselves are in sandbox-errors.js.
+const classes = require('./sandbox-errors');
 
-class SandboxError extends Error {
-  constructor(code, message, path) {
-    super(message);
-    this.name = 'SandboxError';
-    this.code = code;
-    this.path = path;
-  }
-
-  toLLMMessage() {
-    return this.message;
-  }
-}
-
-class NotFoundError extends SandboxError {
-  constructor(path) {
-    super('NOT_FOUND', `File or directory not found: ${path}`, path);
-    this.name = 'NotFoundError';
-  }
-
-  toLLMMessage() {
-    return `File not found: ${this.path}. Please check the path and try again.`;
-  }
-}
-
-class InvalidPathError extends SandboxError {
-  constructor(message, path) {
-    super('INVALID_PATH', message, path);
-    this.name = 'InvalidPathError';
-  }
-
-  toLLMMessage() {
-    const base = `Invalid path${this.path ? ` "${this.path}"` : ''}: ${this.message}`;
-    return this.readablePaths ? `${base}. Readable paths: ${this.readablePaths.join(', ')}.` : base;
-  }
-}
-
-class ReadOnlyError extends SandboxError {
-  constructor(path, writablePaths) {
-    super('READ_ONLY', `Cannot write to read-only path: ${path}`, path);
-    this.name = 'ReadOnlyError';
-    if (writablePaths !== undefined) this.writablePaths = writablePaths;
-  }
-
-  toLLMMessage() {
-    const base = `Cannot write to ${this.path}: this location is read-only.`;
-    if (!this.writablePaths) return base;
-    return this.writablePaths.length === 0
-      ? `${base} Nothing in this sandbox is writable.`
-      : `${base} Writable locations: ${this.writablePaths.join(', ')}.`;
-  }
-}
-
-class PermissionEscalationError extends SandboxError {
-  constructor(message, path) {
-    super('PERMISSION_ESCALATION', message, path);
-    this.name = 'PermissionEscalationError';
-  }
-
-  toLLMMessage() {
-    return `Permission denied: ${this.message}`;
-  }
-}
-
-// Codes beyond golem-forge's five, for refusals those five do not describe.
-
-const SYMLINK_MESSAGES = {
-  SYMLINK_LOOP: (path) => `Too many levels of symbolic links: ${path}`,
-  SYMLINK_ESCAPE: (path) => `Symbolic link leads outside the sandbox: ${path}`,
-  UNTRUSTED_SOURCE: (path) =>
-    `Mount disabled: its source is reached through a symbolic link inside a writable part of the sandbox: ${path}`,
-};
-
-// SYMLINK_ESCAPE and SYMLINK_LOOP while resolving a path; UNTRUSTED_SOURCE when the directory a
-// mount is configured on was replaced by a symlink where the sandbox itself could have put it.
-class SymlinkError extends SandboxError {
-  constructor(code, path) {
-    const message = (SYMLINK_MESSAGES[code] || SYMLINK_MESSAGES.SYMLINK_ESCAPE)(path);
-    super(code, message, path);
-    this.name = 'SymlinkError';
-  }
-
-  toLLMMessage() {
-    if (this.code === 'SYMLINK_LOOP') return `Cannot access ${this.path}: its symbolic links form a loop.`;
-    if (this.code === 'UNTRUSTED_SOURCE') {
-      return `Cannot access ${this.path}: the directory mounted there has been replaced by a symbolic ` +
-        'link, so this mount is disabled. Other paths still work; ask the user to check the sandbox configuration.';
-    }
-    return `Cannot access ${this.path}: it goes through a symbolic link that points outside the ` +
-      'sandbox. Only relative links that stay inside the same mount are followed.';
-  }
-}
-
-class NotRegularFileError extends SandboxError {
-  constructor(path) {
-    super('NOT_REGULAR_FILE', `Not a regular file or directory: ${path}`, path);
-    this.name = 'NotRegularFileError';
-  }
-
-  toLLMMessage() {
-    return `Cannot use ${this.path}: it is a device, FIFO or socket. Only regular files and directories can be used.`;
-  }
-}
-
-class IsDirectoryError extends SandboxError {
-  constructor(path) {
-    super('IS_DIRECTORY', `Is a directory: ${path}`, path);
-    this.name = 'IsDirectoryError';
-  }
-
-  toLLMMessage() {
-    return `${this.path} is a directory. Use list to see its entries, or name a file inside it.`;
-  }
-}
-
-class NotDirectoryError extends SandboxError {
-  constructor(path) {
-    super('NOT_DIRECTORY', `Not a directory: ${path}`, path);
-    this.name = 'NotDirectoryError';
-  }
-
-  toLLMMessage() {
-    return `${this.path} is not a directory (a part of the path is a file).`;
-  }
-}
-
-class FileTooLargeError extends SandboxError {
-  constructor(path, size, limit) {
-    super('TOO_LARGE', `File too large: ${path} is ${size} bytes, the limit is ${limit} bytes`, path);
-    this.name = 'FileTooLargeError';
-    this.size = size;
-    this.limit = limit;
-  }
-
-  toLLMMessage() {
-    const base = `Cannot use ${this.path}: it is ${this.size} bytes and the limit is ${this.limit} bytes.`;
-    return this.rangeReadable ? `${base} Read a part of it with an offset and length.` : base;
-  }
-}
-
-class MountPointError extends SandboxError {
-  constructor(path) {
-    super('MOUNT_POINT', `Cannot replace or remove a mount point: ${path}`, path);
-    this.name = 'MountPointError';
-  }
-
-  toLLMMessage() {
-    return `${this.path} is a mount point (or holds one). Write files inside it instead.`;
-  }
-}
-
-class AccessDeniedError extends SandboxError {
-  constructor(path) {
-    super('ACCESS_DENIED', `Permission denied by the host filesystem: ${path}`, path);
-    this.name = 'AccessDeniedError';
-  }
-}
-
-class SandboxConfigError extends SandboxError {
-  constructor(message) {
-    super('INVALID_CONFIG', message);
-    this.name = 'SandboxConfigError';
-  }
-}
-
-// A program config or .worker file that does not validate: where, and what was expected there.
-// Meant for the person editing the file, so it names the file (a host path, never shown to a
-// model by this library's own messages).
-class ConfigFileError extends SandboxConfigError {
-  constructor({ file, line, column, keyPath, expected }) {
-    const where = line ? `${file}:${line}:${column}` : file;
-    super(`${where}: ${keyPath ? `${keyPath}: ` : ''}expected ${expected}`);
-    this.name = 'ConfigFileError';
-    this.file = file;
-    this.line = line;
-    this.column = column;
-    this.keyPath = keyPath;
-    this.expected = expected;
-  }
-}
-
-function listOrNone(items) {
-  return items.length === 0 ? 'none' : items.join(', ');
-}
-
-class OutsideSandboxError extends SandboxError {
-  constructor(path, readablePaths = []) {
-    super('OUTSIDE_SANDBOX', `Path is outside the sandbox: ${path}`, path);
-    this.name = 'OutsideSandboxError';
-    this.readablePaths = readablePaths;
-  }
-
-  toLLMMessage() {
-    return `Cannot access ${this.path}: it is outside the sandbox. Readable paths: ${listOrNone(this.readablePaths)}.`;
-  }
-}
-
-// The approval configured for this location is `blocked`: no prompt can allow it.
-class OperationBlockedError extends SandboxError {
-  constructor(operation, path) {
-    super(operation === 'delete' ? 'DELETE_BLOCKED' : 'WRITE_BLOCKED',
-      `${operation === 'delete' ? 'Deleting' : 'Writing'} is blocked here: ${path}`, path);
-    this.name = 'OperationBlockedError';
-    this.operation = operation;
-  }
-
-  toLLMMessage() {
-    const verb = this.operation === 'delete' ? 'delete' : 'write';
-    return `Cannot ${verb} ${this.path}: ${verb === 'delete' ? 'deleting' : 'writing'} files in this location is blocked by the sandbox configuration.`;
-  }
-}
-
-class SuffixNotAllowedError extends SandboxError {
-  constructor(path, allowedSuffixes, deniedSuffixes = []) {
-    super('SUFFIX_NOT_ALLOWED', `File type not allowed here: ${path}`, path);
-    this.name = 'SuffixNotAllowedError';
-    this.allowedSuffixes = allowedSuffixes;
-    this.deniedSuffixes = deniedSuffixes;
-  }
-
-  toLLMMessage() {
-    const parts = [`Cannot use ${this.path}: its file suffix is not allowed here.`];
-    if (this.allowedSuffixes) parts.push(`Allowed suffixes: ${listOrNone(this.allowedSuffixes)}.`);
-    if (this.deniedSuffixes.length > 0) parts.push(`Denied suffixes: ${this.deniedSuffixes.join(', ')}.`);
-    return parts.join(' ');
-  }
-}
-
-class EditError extends SandboxError {
-  constructor(code, path, occurrences) {
-    super(code, code === 'NO_MATCH'
-      ? `The text to replace was not found in ${path}`
-      : `The text to replace occurs ${occurrences} times in ${path}`, path);
-    this.name = 'EditError';
-    this.occurrences = code === 'NO_MATCH' ? 0 : occurrences;
-  }
-
-  toLLMMessage() {
-    return this.code === 'NO_MATCH'
-      ? `Cannot edit ${this.path}: the text to replace does not occur in the file. Read the file and copy the exact text, including whitespace.`
-      : `Cannot edit ${this.path}: the text to replace occurs ${this.occurrences} times. Include more surrounding text so that it occurs exactly once.`;
-  }
-}
-
-// An attachment list that breaks the worker's attachment policy; nothing was read.
-class AttachmentPolicyError extends SandboxError {
-  constructor(rule, message, path) {
-    super('ATTACHMENT_POLICY', `Attachment policy violation: ${message}`, path);
-    this.name = 'AttachmentPolicyError';
-    this.rule = rule; // 'maxAttachments' | 'maxTotalBytes' | 'allowedSuffixes' | 'deniedSuffixes'
-  }
-}
-
-// A worker's sandbox declaration its parent cannot satisfy, or a delegation chain too deep.
-// sandbox.exec() could not confine the command as required, so it did not run it. `missing`
-// names the layers this machine lacks.
-class ExecEnforcementError extends SandboxError {
-  constructor(message, missing) {
-    super('ENFORCEMENT_UNAVAILABLE', message, undefined);
-    this.name = 'ExecEnforcementError';
-    this.missing = missing;
-  }
-}
-
-// sandbox.exec() failed before the command started: its working directory, or the launcher.
-class ExecError extends SandboxError {
-  constructor(message, path, stage) {
-    super('EXEC_FAILED', message, path);
-    this.name = 'ExecError';
-    this.stage = stage;
-  }
-}
-
-class WorkerSandboxError extends SandboxError {
-  constructor(code, message, worker) {
-    super(code, message);
-    this.name = 'WorkerSandboxError';
-    this.worker = worker;
-  }
-}
-
-function isSandboxError(error) {
-  return error instanceof SandboxError;
-}
-
+const {
+  SandboxError,
+  NotFoundError,
+  InvalidPathError,
+  ReadOnlyError,
+  PermissionEscalationError,
+  SymlinkError,
+  NotRegularFileError,
+  IsDirectoryError,
+  NotDirectoryError,
+  FileTooLargeError,
+  MountPointError,
+  AccessDeniedError,
+  SandboxConfigError,
+  OutsideSandboxError,
+  OperationBlockedError,
+  SuffixNotAllowedError,
+  EditError,
+  AttachmentPolicyError,
+  WorkerSandboxError,
+} = classes;
 const INVALID_PATH_TEXT = {
   relative: (p) => `Path must be absolute (start with /): ${p}`,
   escape: () => 'Path escape attempt detected',
@@ -426,29 +163,7 @@ function errorFor(code, path, details, context) {
 }
 
 module.exports = {
-  SandboxError,
-  NotFoundError,
-  InvalidPathError,
-  ReadOnlyError,
-  PermissionEscalationError,
-  SymlinkError,
-  NotRegularFileError,
-  IsDirectoryError,
-  NotDirectoryError,
-  FileTooLargeError,
-  MountPointError,
-  AccessDeniedError,
-  SandboxConfigError,
-  ConfigFileError,
-  OutsideSandboxError,
-  OperationBlockedError,
-  SuffixNotAllowedError,
-  EditError,
-  AttachmentPolicyError,
-  WorkerSandboxError,
-  ExecEnforcementError,
-  ExecError,
-  isSandboxError,
+  ...classes,
   errorFromCode,
   invalidPath,
   writablePathsOf,

@@ -9,7 +9,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { launcherPath } = require('./launcher');
-const { ExecEnforcementError, ExecError } = require('./errors');
+const { ExecEnforcementError, ExecError, UnsupportedPlatformError } = require('./errors');
 const { protectedFiles } = require('./protected');
 const { plainData } = require('./plain');
 
@@ -336,11 +336,16 @@ function run(policy, opts) {
         detached: true, // its own process group, killed as a whole
       });
     } catch (err) {
+      if (err instanceof UnsupportedPlatformError) {
+        reject(err);
+        return;
+      }
       reject(new ExecError(`cannot start the exec launcher: ${err.code || err.message}`, undefined, 'spawn'));
       return;
     }
-    child.stdio[4].on('error', () => {}); // a launcher that died early reports on fd 3 or its status
-    child.stdio[4].end(JSON.stringify(policy));
+    const policyPipe = /** @type {import('stream').Writable} */ (child.stdio[4]);
+    policyPipe.on('error', () => {}); // a launcher that died early reports on fd 3 or its status
+    policyPipe.end(JSON.stringify(policy));
     const stdout = new Capture(opts.maxOutputBytes);
     const stderr = new Capture(opts.maxOutputBytes);
     let statusText = '';
@@ -353,15 +358,16 @@ function run(policy, opts) {
     }, opts.timeoutMs);
     child.stdout.on('data', (d) => stdout.add(d));
     child.stderr.on('data', (d) => stderr.add(d));
-    child.stdio[3].setEncoding('utf8');
-    child.stdio[3].on('data', (d) => {
+    const statusPipe = /** @type {import('stream').Readable} */ (child.stdio[3]);
+    statusPipe.setEncoding('utf8');
+    statusPipe.on('data', (d) => {
       if (statusText.length < 4096) statusText += d;
     });
     child.stdin.on('error', () => {}); // the command need not read its input
     child.stdin.end(opts.stdin === undefined ? undefined : Buffer.from(opts.stdin));
     // When the command ends, so does whatever it left running in its group.
     child.on('exit', () => killGroup(child.pid));
-    child.on('error', (err) => {
+    child.on('error', (/** @type {NodeJS.ErrnoException} */ err) => {
       clearTimeout(timer);
       reject(new ExecError(`cannot start the exec launcher: ${err.code || err.message}`, undefined, 'spawn'));
     });
@@ -436,4 +442,4 @@ async function removeTempDir(tmp, enforced) {
   await fs.promises.rmdir(tmp).catch(() => {}); // its parent is not the command's to swap
 }
 
-module.exports = { exec, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES };
+module.exports = { exec, parseOptions, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES };

@@ -7,6 +7,10 @@
 // createMountSandbox(Async), TypeError (a rejected promise from async methods) elsewhere, naming
 // the key.
 
+import type { EnforcementLayer, SandboxError } from './sandbox-errors.js';
+
+export * from './sandbox-errors.js';
+
 export interface FileStat {
   /** The virtual path exactly as the caller passed it. */
   path: string;
@@ -17,7 +21,7 @@ export interface FileStat {
 }
 
 export interface ReadRange {
-  /** Byte offset to start at. Default 0. */
+  /** Byte offset to start at. */
   offset?: number;
   /** Most bytes to return. Default: to the end (within the read limit). */
   length?: number;
@@ -79,13 +83,24 @@ export interface MountSandboxConfig extends MountPolicyConfig {
    * at least one mount): no root, "/" only lists the mounts.
    */
   root: string | null;
+  /** @default false */
   readonly?: boolean;
   mounts?: Mount[];
-  /** Largest file read() and readBinary() accept. Default 128 MiB. */
+  /**
+   * Largest file read() and readBinary() accept (128 MiB).
+   * @default 128 * 1024 * 1024
+   */
   maxReadBytes?: number;
-  /** Path resolution strategy; "auto" uses openat2 where the kernel has it. */
+  /**
+   * Path resolution strategy; "auto" uses openat2 where the kernel has it. The environment
+   * variable MOUNT_SANDBOX_RESOLVER, when set, replaces the default.
+   * @default 'auto'
+   */
   resolver?: ResolverKind;
-  /** How many derived views (restrict, workers) may be chained. Default 5. */
+  /**
+   * How many derived views (restrict, workers) may be chained.
+   * @default 5
+   */
   maxDepth?: number;
 }
 
@@ -156,14 +171,41 @@ export interface ResolvedMount {
   readonly: boolean;
 }
 
-export interface ResolvedMountConfig {
-  root: string | null;
+/** `Root` is `string` for a sandbox made with a root directory (see MountSandbox). */
+export interface ResolvedMountConfig<Root extends string | null = string> {
+  /** null for a sandbox without a root (selectZones): "/" only lists the mounts. */
+  root: Root;
   readonly: boolean;
   /** Longest target first. */
   mounts: ResolvedMount[];
 }
 
-export interface MountSandbox extends FileOperations {
+/**
+ * A sandbox, made by createMountSandbox() and the other factories (not with `new`). `Root` is the
+ * type of getConfig().root: `string` (the default) for a sandbox made with a root directory, which
+ * is what golem-forge's MountSandbox interface describes; `null` for one made by selectZones(),
+ * which has only mounts; `string | null` where either is possible (a config with `root: null`,
+ * program config files, sandboxForWorker).
+ */
+export declare class MountSandbox<Root extends string | null = string> implements FileOperations {
+  private constructor();
+  /** Read a file as UTF-8 (invalid sequences become U+FFFD); with a range, that part of it. */
+  read(path: string, range?: ReadRange): Promise<string>;
+  readBinary(path: string, range?: ReadRange): Promise<Uint8Array>;
+  /** Atomically replace the file (temp file + rename), creating parent directories. */
+  write(path: string, content: string): Promise<void>;
+  /** Any ArrayBuffer view is accepted; one over a SharedArrayBuffer is copied before the call. */
+  writeBinary(path: string, content: Uint8Array): Promise<void>;
+  /** Delete a file or symlink (never a directory, never a symlink's target). */
+  delete(path: string): Promise<void>;
+  /** False only when nothing is there; invalid or escaping paths reject. */
+  exists(path: string): Promise<boolean>;
+  /** Entry names, sorted; mount points appear in the directories that hold them. */
+  list(path: string): Promise<string[]>;
+  stat(path: string): Promise<FileStat>;
+  /** The host path a virtual path maps to, computed lexically (for display and git tools). */
+  resolve(path: string): string;
+  isValidPath(path: string): boolean;
   canWrite(path: string): boolean;
   /** The error a write or delete would get from the sandbox's rules, or null. */
   checkChange(path: string, operation: 'write' | 'delete'): SandboxError | null;
@@ -186,9 +228,11 @@ export interface MountSandbox extends FileOperations {
   readAttachments(paths: string[], policy?: AttachmentPolicy): Promise<Attachment[]>;
   /** Runs a program confined by the kernel (Landlock, seccomp, namespaces) to this sandbox. */
   exec(argv: string[], options?: ExecOptions): Promise<ExecResult>;
-  restrict(config: SubWorkerRestriction): MountSandbox;
-  selectZones(zones: ZoneRequest[]): MountSandbox;
-  getConfig(): ResolvedMountConfig;
+  /** Restricting onto a mount's target gives a sandbox rooted at that mount's source. */
+  restrict(config: SubWorkerRestriction): MountSandbox<Root | string>;
+  /** Only the named top-level mounts, and no root. */
+  selectZones(zones: ZoneRequest[]): MountSandbox<null>;
+  getConfig(): ResolvedMountConfig<Root>;
   describe(): SandboxDescription;
   zones(): string[];
   readonly depth: number;
@@ -233,84 +277,78 @@ export declare function loadProgramConfig(file: string): Promise<ProgramConfig>;
 export declare function findProgramConfig(startDir?: string): Promise<ProgramConfig | null>;
 /** The createMountSandbox() config a program config describes; null for no sandbox. */
 export declare function sandboxConfigFrom(config: ProgramConfig): MountSandboxConfig | null;
-export declare function createSandboxFromConfig(config: ProgramConfig): Promise<MountSandbox | null>;
+export declare function createSandboxFromConfig(config: ProgramConfig): Promise<MountSandbox<string | null> | null>;
 export declare function parseWorkerFile(text: string, file?: string): WorkerDeclaration;
 export declare function loadWorkerFile(file: string): Promise<WorkerDeclaration>;
 /** call_worker's rule: the child's sandbox, null for none; never wider than the parent. */
-export declare function sandboxForWorker(parent: MountSandbox | null, worker: WorkerDeclaration): MountSandbox | null;
+export declare function sandboxForWorker(
+  parent: MountSandbox<string | null> | null,
+  worker: WorkerDeclaration,
+): MountSandbox<string | null> | null;
 
-export declare const MountSandbox: {
-  prototype: MountSandbox;
-};
-
-export declare function createMountSandbox(config: MountSandboxConfig): MountSandbox;
-export declare function createMountSandboxAsync(config: MountSandboxConfig): Promise<MountSandbox>;
+/** Not a single disk access: a missing root or mount source is found at first use. */
+export declare function createMountSandbox(config: MountSandboxConfig & { root: string }): MountSandbox;
+export declare function createMountSandbox(config: MountSandboxConfig & { root: null }): MountSandbox<null>;
+export declare function createMountSandbox(config: MountSandboxConfig): MountSandbox<string | null>;
+/** Creates the root and mount sources (mkdir -p) first. */
+export declare function createMountSandboxAsync(config: MountSandboxConfig & { root: string }): Promise<MountSandbox>;
+export declare function createMountSandboxAsync(config: MountSandboxConfig & { root: null }): Promise<MountSandbox<null>>;
+export declare function createMountSandboxAsync(config: MountSandboxConfig): Promise<MountSandbox<string | null>>;
 /** A read-write sandbox over a fresh temp directory, removed when the process exits. */
 export declare function createTestSandbox(): Promise<MountSandbox>;
 export declare function openat2Supported(): boolean;
+
+export interface Support {
+  supported: boolean;
+  /** Why not, when `supported` is false (no host paths). */
+  reason?: string;
+  /** The same for sandbox.exec(), whose launcher is a separate program. */
+  exec: { supported: boolean; reason?: string };
+}
+/**
+ * Whether the native addon works here, and why not; never throws. Loads the addon on its first
+ * call (importing the package does not). When it says false, creating a sandbox throws
+ * UnsupportedPlatformError.
+ */
+export declare function isSupported(): Support;
 export declare const DEFAULT_MAX_READ_BYTES: number;
 
-export type SandboxErrorCode =
-  | 'NOT_FOUND'
-  | 'INVALID_PATH'
-  | 'READ_ONLY'
-  | 'PERMISSION_ESCALATION'
-  | 'SYMLINK_ESCAPE'
-  | 'SYMLINK_LOOP'
-  | 'UNTRUSTED_SOURCE'
-  | 'PROC_UNAVAILABLE'
-  | 'NOT_REGULAR_FILE'
-  | 'IS_DIRECTORY'
-  | 'NOT_DIRECTORY'
-  | 'TOO_LARGE'
-  | 'MOUNT_POINT'
-  | 'ACCESS_DENIED'
-  | 'ALREADY_EXISTS'
-  | 'INVALID_CONFIG'
-  | 'UNSUPPORTED'
-  | 'IO_ERROR'
-  | 'OUTSIDE_SANDBOX'
-  | 'WRITE_BLOCKED'
-  | 'DELETE_BLOCKED'
-  | 'SUFFIX_NOT_ALLOWED'
-  | 'NO_MATCH'
-  | 'AMBIGUOUS_MATCH'
-  | 'ATTACHMENT_POLICY'
-  | 'NO_PARENT_SANDBOX'
-  | 'ZONE_NOT_FOUND'
-  | 'DEPTH_EXCEEDED'
-  | 'INVALID_PATTERN';
 
-export type EnforcementLayer =
-  | 'no-new-privs'
-  | 'user-namespace'
-  | 'mount-namespace'
-  | 'pid-namespace'
-  | 'no-nested-user-namespaces'
-  | 'private-proc'
-  | 'no-capabilities'
-  | 'namespaces'
-  | 'landlock-fs'
-  | 'landlock-net'
-  | 'landlock-signal-scope'
-  | 'landlock-abstract-unix-scope'
-  | 'seccomp';
 
 export interface ExecOptions {
-  /** Virtual working directory (default "/"). */
+  /**
+   * Virtual working directory.
+   * @default '/'
+   */
   cwd?: string;
   /** Merged over PATH, HOME, TMPDIR and LANG; nothing of process.env is passed. */
   env?: Record<string, string>;
   stdin?: string | Uint8Array;
-  /** Default 30000, at most 300000; then every process of the command is killed. */
+  /**
+   * At most 300000; then every process of the command is killed.
+   * @default 30000
+   */
   timeoutMs?: number;
-  /** Per stream, default 51200. */
+  /**
+   * Per stream (50 KiB).
+   * @default 51200
+   */
   maxOutputBytes?: number;
-  /** Default false: no TCP (Landlock), no UDP, raw or unix sockets (seccomp). */
+  /**
+   * false: no TCP (Landlock), no UDP, raw or unix sockets (seccomp).
+   * @default false
+   */
   network?: boolean;
-  /** Default 'prefer'. */
+  /**
+   * 'require': refuse to run without user, mount and PID namespaces (ExecEnforcementError);
+   * 'prefer': use them when available; 'off': never.
+   * @default 'require'
+   */
   namespaces?: 'prefer' | 'require' | 'off';
-  /** Run even when a required layer is missing (result.enforcement.missing says which). */
+  /**
+   * Run even when a required layer is missing (result.enforcement.missing says which).
+   * @default false
+   */
   allowWeakerEnforcement?: boolean;
   /** Extra host directories the command may read and execute. */
   hostReadPaths?: string[];
@@ -334,88 +372,3 @@ export interface ExecResult {
   enforcement: ExecEnforcement;
 }
 
-export declare class SandboxError extends Error {
-  readonly code: string;
-  readonly path?: string;
-  constructor(code: string, message: string, path?: string);
-  toLLMMessage(): string;
-}
-export declare class NotFoundError extends SandboxError {
-  constructor(path: string);
-}
-export declare class InvalidPathError extends SandboxError {
-  constructor(message: string, path?: string);
-}
-export declare class ReadOnlyError extends SandboxError {
-  readonly writablePaths?: string[];
-  constructor(path: string, writablePaths?: string[]);
-}
-export declare class PermissionEscalationError extends SandboxError {
-  constructor(message: string, path?: string);
-}
-export declare class SymlinkError extends SandboxError {
-  constructor(code: 'SYMLINK_ESCAPE' | 'SYMLINK_LOOP' | 'UNTRUSTED_SOURCE', path: string);
-}
-export declare class NotRegularFileError extends SandboxError {
-  constructor(path: string);
-}
-export declare class IsDirectoryError extends SandboxError {
-  constructor(path: string);
-}
-export declare class NotDirectoryError extends SandboxError {
-  constructor(path: string);
-}
-export declare class FileTooLargeError extends SandboxError {
-  readonly size: number;
-  readonly limit: number;
-  constructor(path: string, size: number, limit: number);
-}
-export declare class MountPointError extends SandboxError {
-  constructor(path: string);
-}
-export declare class AccessDeniedError extends SandboxError {
-  constructor(path: string);
-}
-export declare class SandboxConfigError extends SandboxError {
-  constructor(message: string);
-}
-export declare class ConfigFileError extends SandboxConfigError {
-  readonly file: string;
-  /** 1-based; 0 when the problem has no single place. */
-  readonly line: number;
-  readonly column: number;
-  /** Such as "sandbox.mounts[1].target". */
-  readonly keyPath: string;
-  readonly expected: string;
-}
-export declare class OutsideSandboxError extends SandboxError {
-  readonly readablePaths: string[];
-  constructor(path: string, readablePaths?: string[]);
-}
-export declare class OperationBlockedError extends SandboxError {
-  readonly operation: 'write' | 'delete';
-  constructor(operation: 'write' | 'delete', path: string);
-}
-export declare class SuffixNotAllowedError extends SandboxError {
-  readonly allowedSuffixes: string[] | null;
-  readonly deniedSuffixes: string[];
-  constructor(path: string, allowedSuffixes: string[] | null, deniedSuffixes?: string[]);
-}
-export declare class EditError extends SandboxError {
-  readonly occurrences: number;
-}
-export declare class AttachmentPolicyError extends SandboxError {
-  readonly rule: 'maxAttachments' | 'maxTotalBytes' | 'allowedSuffixes' | 'deniedSuffixes';
-}
-export declare class WorkerSandboxError extends SandboxError {
-  readonly worker?: string | null;
-}
-/** exec() refused: a layer it needs is missing here (code ENFORCEMENT_UNAVAILABLE). */
-export declare class ExecEnforcementError extends SandboxError {
-  readonly missing: EnforcementLayer[];
-}
-/** exec() failed before the command ran (code EXEC_FAILED). */
-export declare class ExecError extends SandboxError {
-  readonly stage: string;
-}
-export declare function isSandboxError(error: unknown): error is SandboxError;

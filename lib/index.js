@@ -4,8 +4,9 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { isSharedArrayBuffer } = require('util').types;
-const native = require('./native');
+const { addon, isSupported } = require('./native');
 const errors = require('./errors');
+const publicErrors = require('./sandbox-errors');
 const { normalizeConfig, DEFAULT_MAX_READ_BYTES, APPROVALS } = require('./config');
 
 const { errorFromCode, invalidPath, writablePathsOf, readablePathsOf } = errors;
@@ -120,8 +121,9 @@ function lexicalResolver({ root, mounts }) {
 }
 
 class MountSandbox {
+  /** @param {import('./binding').NativeSandbox} handle */
   constructor(handle) {
-    if (!handle || !(handle instanceof native.NativeSandbox)) {
+    if (!handle || !(handle instanceof addon().NativeSandbox)) {
       throw new TypeError('MountSandbox is created with createMountSandbox(config)');
     }
     this[NATIVE] = handle;
@@ -369,7 +371,8 @@ function nativeError(code, p, details) {
 }
 
 function createMountSandbox(config) {
-  return new MountSandbox(new native.NativeSandbox(normalizeConfig(config), nativeError));
+  const { NativeSandbox } = addon(); // first: UnsupportedPlatformError before any config error
+  return new MountSandbox(new NativeSandbox(normalizeConfig(config), nativeError));
 }
 
 async function createMountSandboxAsync(config) {
@@ -395,6 +398,7 @@ function onTerminationSignal(signal) {
 
 // A read-write sandbox over a fresh directory in the OS temp dir, removed when the process exits.
 async function createTestSandbox() {
+  addon(); // an unsupported platform throws before a temp directory is made
   const root = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'mount-sandbox-test-'));
   testRoots.add(root);
   if (!cleanupRegistered) {
@@ -429,29 +433,8 @@ module.exports = {
   createMountSandboxAsync,
   createTestSandbox,
   MountSandbox,
-  openat2Supported: () => native.openat2Supported(),
+  openat2Supported: () => addon().openat2Supported(),
+  isSupported,
   DEFAULT_MAX_READ_BYTES,
-  SandboxError: errors.SandboxError,
-  NotFoundError: errors.NotFoundError,
-  InvalidPathError: errors.InvalidPathError,
-  ReadOnlyError: errors.ReadOnlyError,
-  PermissionEscalationError: errors.PermissionEscalationError,
-  SymlinkError: errors.SymlinkError,
-  NotRegularFileError: errors.NotRegularFileError,
-  IsDirectoryError: errors.IsDirectoryError,
-  NotDirectoryError: errors.NotDirectoryError,
-  FileTooLargeError: errors.FileTooLargeError,
-  MountPointError: errors.MountPointError,
-  AccessDeniedError: errors.AccessDeniedError,
-  SandboxConfigError: errors.SandboxConfigError,
-  ConfigFileError: errors.ConfigFileError,
-  OutsideSandboxError: errors.OutsideSandboxError,
-  OperationBlockedError: errors.OperationBlockedError,
-  SuffixNotAllowedError: errors.SuffixNotAllowedError,
-  EditError: errors.EditError,
-  AttachmentPolicyError: errors.AttachmentPolicyError,
-  WorkerSandboxError: errors.WorkerSandboxError,
-  ExecEnforcementError: errors.ExecEnforcementError,
-  ExecError: errors.ExecError,
-  isSandboxError: errors.isSandboxError,
+  ...publicErrors,
 };

@@ -1,34 +1,142 @@
 'use strict';
 
-// Finds the compiled addon. MOUNT_SANDBOX_ADDON overrides (the sanitizer build uses it); a
-// prebuilt binary under prebuilds/<platform>-<arch>/ is taken before a local build.
-const path = require('path');
+// Finds and loads the native addon on first use, never at import, so that the error classes and
+// isSupported() work on every platform. Order: MOUNT_SANDBOX_ADDON (the sanitizer build uses it),
+// then a local build in build/Release/ (a developer's rebuild wins), then the prebuilt binary in
+// prebuilds/<platform>-<arch>/.
 const fs = require('fs');
+const path = require('path');
+const { UnsupportedPlatformError } = require('./sandbox-errors');
 
-function candidates() {
+const PREBUILT_TARGETS = ['linux-x64', 'linux-arm64'];
+const BUILD_COMMAND = 'npm run build --prefix node_modules/mount-sandbox';
+const BUILD_PACKAGES = 'apt-get update && apt-get install -y cmake g++ make libyaml-cpp-dev libsimdjson-dev';
+
+const SOLUTIONS = {
+  platform: 'run on Linux x64 or arm64 with glibc, where the package ships prebuilt binaries ' +
+    '(on macOS or Windows: in a Linux container or VM)',
+  build: `build from source on Linux: install the build tools (${BUILD_PACKAGES}, with sudo unless root), ` +
+    `then run \`${BUILD_COMMAND}\``,
+  reinstall: 'install the package from the registry or a packed tarball (`npm pack`), which carry ' +
+    'prebuilt binaries for linux-x64 and linux-arm64; a git checkout has none',
+  fallback: 'or fall back: call isSupported() first and use another sandbox implementation when it says false',
+  external: 'mark mount-sandbox as external in your bundler (esbuild --external:mount-sandbox, ' +
+    'Vite/Rollup build.rollupOptions.external, webpack externals) so that it loads from node_modules',
+};
+
+// Where the package's own files are, or null when this file was bundled into something else (its
+// binaries are then not beside it).
+let packageDir;
+
+function packageRoot() {
+  if (packageDir === undefined) packageDir = findPackageRoot();
+  return packageDir;
+}
+
+function findPackageRoot() {
+  if (typeof __dirname !== 'string') return null;
   const root = path.join(__dirname, '..');
+  try {
+    const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+    return manifest.name === 'mount-sandbox' ? root : null;
+  } catch {
+    return null;
+  }
+}
+
+// musl's Node reports no glibc version; prebuilt binaries need glibc.
+function libc() {
+  const report = /** @type {{ header?: { glibcVersionRuntime?: string } } | undefined} */ (process.report?.getReport?.());
+  const header = report?.header;
+  return header && header.glibcVersionRuntime ? 'glibc' : 'musl';
+}
+
+function candidates(dir, file, envName) {
   const list = [];
-  if (process.env.MOUNT_SANDBOX_ADDON) list.push(path.resolve(process.env.MOUNT_SANDBOX_ADDON));
-  list.push(path.join(root, 'prebuilds', `${process.platform}-${process.arch}`, 'mount_sandbox.node'));
-  list.push(path.join(root, 'build', 'Release', 'mount_sandbox.node'));
+  if (process.env[envName]) list.push(path.resolve(process.env[envName]));
+  list.push(path.join(dir, 'build', 'Release', file));
+  list.push(path.join(dir, 'prebuilds', `${process.platform}-${process.arch}`, file));
   return list;
 }
 
-function load() {
-  if (process.platform !== 'linux') {
-    throw new Error(
-      `mount-sandbox: enforcement is built on Linux descriptors (openat2, O_PATH); ${process.platform} is not supported`,
-    );
-  }
-  const tried = candidates();
-  for (const file of tried) {
-    if (fs.existsSync(file)) return require(file);
-  }
-  throw new Error(
-    'mount-sandbox: the native addon is not built. Run `npm rebuild mount-sandbox` ' +
-      '(needs cmake >= 3.20 and a C++20 compiler; npm may skip install scripts under ' +
-      `strict-allow-scripts). Looked in: ${tried.join(', ')}`,
-  );
+function unsupported(reason, solutions, cause) {
+  return new UnsupportedPlatformError(reason, { solutions: solutions.map((s) => SOLUTIONS[s]), cause });
 }
 
-module.exports = load();
+// The addon, or the UnsupportedPlatformError saying why not. Pure: no caching.
+/** @returns {import('./binding').NativeBinding | UnsupportedPlatformError} */
+function tryLoad() {
+  if (process.platform !== 'linux') {
+    return unsupported(`it enforces with Linux descriptors (openat2, O_PATH, Landlock), and this is ${process.platform}`,
+      ['platform', 'fallback']);
+  }
+  const dir = packageRoot();
+  if (dir === null) {
+    return unsupported('it was bundled, so its native binaries are not beside it', ['external', 'fallback']);
+  }
+  const file = candidates(dir, 'mount_sandbox.node', 'MOUNT_SANDBOX_ADDON').find((f) => fs.existsSync(f));
+  if (file === undefined) {
+    const target = `${process.platform}-${process.arch}`;
+    const built = ', and the addon was not built from source';
+    if (!PREBUILT_TARGETS.includes(target)) {
+      return unsupported(`no prebuilt binary for ${target}${built}`, ['platform', 'build', 'fallback']);
+    }
+    if (libc() === 'musl') {
+      return unsupported(`the prebuilt binaries need glibc, and this system uses musl${built}`, ['platform', 'build', 'fallback']);
+    }
+    return unsupported(`no binary for ${target} was found${built}`, ['reinstall', 'build', 'fallback']);
+  }
+  try {
+    return require(file);
+  } catch (cause) {
+    // Typically a missing shared library or a too old glibc: the dlopen text is in `cause`.
+    return unsupported('its native addon failed to load on this system', ['build', 'fallback'], cause);
+  }
+}
+
+/** @type {import('./binding').NativeBinding | Error | undefined} */
+let loaded;
+
+/** @returns {import('./binding').NativeBinding} */
+function addon() {
+  if (loaded === undefined) loaded = tryLoad();
+  if (loaded instanceof Error) throw loaded;
+  return loaded;
+}
+
+function isExecutable(file) {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+let launcher;
+
+// The exec launcher's path, or null when there is none to run.
+function findLauncher() {
+  if (launcher) return launcher;
+  const dir = packageRoot();
+  if (dir === null) return null;
+  launcher = candidates(dir, 'msb-launch', 'MOUNT_SANDBOX_LAUNCHER').find(isExecutable) ?? null;
+  return launcher;
+}
+
+// { supported: true } or { supported: false, reason }; `exec` says the same for sandbox.exec()'s
+// launcher. Loads the addon (once), because only loading proves it works.
+function isSupported() {
+  try {
+    addon();
+  } catch (error) {
+    if (!(error instanceof UnsupportedPlatformError)) throw error;
+    return { supported: false, reason: error.reason, exec: { supported: false, reason: error.reason } };
+  }
+  const exec = findLauncher() === null
+    ? { supported: false, reason: 'the exec launcher msb-launch was not found beside the addon, or is not executable' }
+    : { supported: true };
+  return { supported: true, exec };
+}
+
+module.exports = { addon, isSupported, findLauncher, SOLUTIONS };

@@ -5,7 +5,7 @@
 // sandboxes with golem-forge's call_worker rules.
 const fs = require('fs');
 const path = require('path');
-const native = require('./native');
+const { addon } = require('./native');
 const { addProtectedFiles } = require('./protected');
 const { plainData, record } = require('./plain');
 const {
@@ -41,7 +41,7 @@ function parseProgramConfig(text, options) {
   checkText(text, absolute);
   const fmt = format ?? formatOf(absolute);
   if (fmt !== 'yaml' && fmt !== 'json') throw new TypeError('expected "yaml" or "json" for format');
-  const result = native.parseProgramConfig(text, absolute, fmt);
+  const result = addon().parseProgramConfig(text, absolute, fmt);
   if (Object.hasOwn(result, 'error')) throw new ConfigFileError({ file: absolute, ...result.error });
   return result.config;
 }
@@ -111,7 +111,7 @@ function sandboxConfigFrom(given) {
 
 function parseWorkerFile(text, file = '<worker>') {
   checkText(text, file);
-  const result = native.parseWorkerFile(text);
+  const result = addon().parseWorkerFile(text);
   if (Object.hasOwn(result, 'error')) throw new ConfigFileError({ file, ...result.error });
   return { ...result.worker, file };
 }

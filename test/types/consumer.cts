@@ -1,5 +1,5 @@
-// Compiled with `tsc --strict --noEmit` by test/types.test.js: the public types as a strict
-// golem-forge-style consumer uses them.
+// Compiled with `tsc --strict` by test/surface.test.js: the public types as a strict CommonJS
+// consumer (this is a .cts file) uses them.
 import {
   createMountSandbox,
   createMountSandboxAsync,
@@ -14,10 +14,10 @@ import {
   type ResolvedMountConfig,
 } from 'mount-sandbox';
 
-const config: MountSandboxConfig = {
+const config = {
   root: '/tmp/project',
   mounts: [{ source: '/tmp/cache', target: '/cache', readonly: true }],
-};
+} satisfies MountSandboxConfig;
 
 async function use(): Promise<void> {
   const sandbox: MountSandbox = createMountSandbox(config);

@@ -1,0 +1,86 @@
+// The raw native binding (binding/addon.cc), as lib/native.js's addon() returns it. Only the
+// facade calls it: paths and options arrive validated and normalized (lib/config.js), and errors
+// are built by the callback given to the NativeSandbox constructor.
+import type {
+  ApprovalConfig,
+  ApprovalDecision,
+  ProgramConfig,
+  SandboxDescription,
+  WorkerDeclaration,
+} from './index.js';
+import type { SandboxError } from './sandbox-errors.js';
+
+export type Operation = 'write' | 'delete';
+
+/** Builds the facade's error for a core error code; `this` is the sandbox that refused. */
+export type ErrorFactory = (
+  this: NativeSandbox,
+  code: string,
+  path: string,
+  details: { size?: number; limit?: number; errno?: number; index?: number },
+) => Error;
+
+export interface NativeStat {
+  size: number;
+  birthtimeMs: number;
+  mtimeMs: number;
+  isDirectory: boolean;
+}
+
+/** A host directory exec() must reach, pinned by device and inode where it exists. */
+export interface ExecPath {
+  path: string;
+  access: string;
+  id?: string;
+}
+
+export declare class NativeSandbox {
+  /** `config` is normalizeConfig()'s output. */
+  constructor(config: object, makeError: ErrorFactory);
+  read(path: string): Promise<string>;
+  readBinary(path: string): Promise<Uint8Array>;
+  readRange(path: string, offset: number, length: number, binary: boolean): Promise<string & Uint8Array>;
+  write(path: string, content: string | Uint8Array): Promise<void>;
+  delete(path: string): Promise<void>;
+  exists(path: string): Promise<boolean>;
+  /** Entry names joined with NUL; "" for none. */
+  list(path: string): Promise<string>;
+  stat(path: string): Promise<NativeStat>;
+  edit(path: string, oldText: string, newText: string): Promise<void>;
+  move(from: string, to: string, overwrite: boolean): Promise<void>;
+  copy(from: string, to: string, overwrite: boolean): Promise<void>;
+  mkdir(path: string): Promise<void>;
+  /** `paths` joined with NUL. */
+  glob(pattern: string, limit: number, maxEntries: number): Promise<{ paths: string; truncated: boolean }>;
+  readAttachments(paths: string[], rules: object): Promise<Uint8Array[]>;
+  /** mkdir -p of the root and every mount source. */
+  createSources(): Promise<void>;
+  resolve(path: string): string;
+  /** The refusal as an error (not thrown), or undefined when the path is valid. */
+  checkPath(path: string): SandboxError | undefined;
+  checkWritable(path: string, operation: Operation): SandboxError | undefined;
+  approvalFor(path: string, operation: Operation): ApprovalDecision;
+  restrict(subtree: string, readonly: boolean | undefined, approval: Required<ApprovalConfig> | undefined): NativeSandbox;
+  selectZones(zones: { name: string; readonly: boolean }[]): NativeSandbox;
+  config(): SandboxDescription;
+  execPaths(): ExecPath[];
+}
+
+/** Where a config file is wrong; exactly one of `error` and the result is set. */
+export interface ConfigErrorDetails {
+  line: number;
+  column: number;
+  keyPath: string;
+  expected: string;
+}
+
+export interface NativeBinding {
+  NativeSandbox: typeof NativeSandbox;
+  openat2Supported(): boolean;
+  parseProgramConfig(
+    text: string,
+    file: string,
+    format: 'yaml' | 'json',
+  ): { config?: ProgramConfig; error?: ConfigErrorDetails };
+  parseWorkerFile(text: string): { worker?: Omit<WorkerDeclaration, 'file'>; error?: ConfigErrorDetails };
+}

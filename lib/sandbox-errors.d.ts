@@ -1,0 +1,168 @@
+// Types of `mount-sandbox/errors` (lib/sandbox-errors.js): the error classes, with no Node
+// types and no addon, for browser code. The main entry re-exports all of it.
+
+export type SandboxErrorCode =
+  | 'NOT_FOUND'
+  | 'INVALID_PATH'
+  | 'READ_ONLY'
+  | 'PERMISSION_ESCALATION'
+  | 'SYMLINK_ESCAPE'
+  | 'SYMLINK_LOOP'
+  | 'UNTRUSTED_SOURCE'
+  | 'PROC_UNAVAILABLE'
+  | 'NOT_REGULAR_FILE'
+  | 'IS_DIRECTORY'
+  | 'NOT_DIRECTORY'
+  | 'TOO_LARGE'
+  | 'MOUNT_POINT'
+  | 'ACCESS_DENIED'
+  | 'ALREADY_EXISTS'
+  | 'INVALID_CONFIG'
+  | 'UNSUPPORTED'
+  | 'IO_ERROR'
+  | 'OUTSIDE_SANDBOX'
+  | 'WRITE_BLOCKED'
+  | 'DELETE_BLOCKED'
+  | 'SUFFIX_NOT_ALLOWED'
+  | 'NO_MATCH'
+  | 'AMBIGUOUS_MATCH'
+  | 'ATTACHMENT_POLICY'
+  | 'NO_PARENT_SANDBOX'
+  | 'ZONE_NOT_FOUND'
+  | 'DEPTH_EXCEEDED'
+  | 'INVALID_PATTERN'
+  | 'ENFORCEMENT_UNAVAILABLE'
+  | 'EXEC_FAILED'
+  | 'UNSUPPORTED_PLATFORM';
+
+export type EnforcementLayer =
+  | 'no-new-privs'
+  | 'user-namespace'
+  | 'mount-namespace'
+  | 'pid-namespace'
+  | 'no-nested-user-namespaces'
+  | 'private-proc'
+  | 'no-capabilities'
+  | 'namespaces'
+  | 'landlock-fs'
+  | 'landlock-net'
+  | 'landlock-signal-scope'
+  | 'landlock-abstract-unix-scope'
+  | 'seccomp';
+
+export declare class SandboxError extends Error {
+  readonly code: string;
+  readonly path?: string;
+  /** Which element of a list argument (attachments, zones) was refused, when one was. */
+  index?: number;
+  constructor(code: string, message: string, path?: string);
+  toLLMMessage(): string;
+}
+export declare class NotFoundError extends SandboxError {
+  constructor(path: string);
+}
+export declare class InvalidPathError extends SandboxError {
+  /** For an escape attempt: the top-level paths the model may read. */
+  readablePaths?: string[];
+  constructor(message: string, path?: string);
+}
+export declare class ReadOnlyError extends SandboxError {
+  readonly writablePaths?: string[];
+  constructor(path: string, writablePaths?: string[]);
+}
+export declare class PermissionEscalationError extends SandboxError {
+  /** The worker whose declaration asked for more than its parent has (sandboxForWorker). */
+  worker?: string | null;
+  constructor(message: string, path?: string);
+}
+export declare class SymlinkError extends SandboxError {
+  constructor(code: 'SYMLINK_ESCAPE' | 'SYMLINK_LOOP' | 'UNTRUSTED_SOURCE', path: string);
+}
+export declare class NotRegularFileError extends SandboxError {
+  constructor(path: string);
+}
+export declare class IsDirectoryError extends SandboxError {
+  constructor(path: string);
+}
+export declare class NotDirectoryError extends SandboxError {
+  constructor(path: string);
+}
+export declare class FileTooLargeError extends SandboxError {
+  readonly size: number;
+  readonly limit: number;
+  /** The sandbox's read limit, not a file policy, refused it: a ranged read still works. */
+  rangeReadable?: boolean;
+  constructor(path: string, size: number, limit: number);
+}
+export declare class MountPointError extends SandboxError {
+  constructor(path: string);
+}
+export declare class AccessDeniedError extends SandboxError {
+  constructor(path: string);
+}
+export declare class SandboxConfigError extends SandboxError {
+  constructor(message: string);
+}
+export declare class ConfigFileError extends SandboxConfigError {
+  readonly file: string;
+  /** 1-based; 0 when the problem has no single place. */
+  readonly line: number;
+  readonly column: number;
+  /** Such as "sandbox.mounts[1].target". */
+  readonly keyPath: string;
+  readonly expected: string;
+  constructor(details: { file: string; line: number; column: number; keyPath: string; expected: string });
+}
+export declare class OutsideSandboxError extends SandboxError {
+  readonly readablePaths: string[];
+  constructor(path: string, readablePaths?: string[]);
+}
+export declare class OperationBlockedError extends SandboxError {
+  readonly operation: 'write' | 'delete';
+  constructor(operation: 'write' | 'delete', path: string);
+}
+export declare class SuffixNotAllowedError extends SandboxError {
+  readonly allowedSuffixes: string[] | null;
+  readonly deniedSuffixes: string[];
+  constructor(path: string, allowedSuffixes: string[] | null, deniedSuffixes?: string[]);
+}
+export declare class EditError extends SandboxError {
+  readonly occurrences: number;
+  constructor(code: 'NO_MATCH' | 'AMBIGUOUS_MATCH', path: string, occurrences?: number);
+}
+export declare class AttachmentPolicyError extends SandboxError {
+  readonly rule: 'maxAttachments' | 'maxTotalBytes' | 'allowedSuffixes' | 'deniedSuffixes';
+  constructor(rule: AttachmentPolicyError['rule'], message: string, path?: string);
+}
+export declare class WorkerSandboxError extends SandboxError {
+  readonly worker?: string | null;
+  /** DEPTH_EXCEEDED: the delegation level asked for, and the maximum. */
+  size?: number;
+  limit?: number;
+  constructor(code: string, message: string, worker?: string | null);
+}
+/** exec() refused: a layer it needs is missing here (code ENFORCEMENT_UNAVAILABLE). */
+export declare class ExecEnforcementError extends SandboxError {
+  readonly missing: EnforcementLayer[];
+  constructor(message: string, missing: EnforcementLayer[]);
+}
+/** exec() failed before the command ran (code EXEC_FAILED). */
+export declare class ExecError extends SandboxError {
+  readonly stage: string;
+  constructor(message: string, path: string | undefined, stage: string);
+}
+/**
+ * Thrown by whatever needs the native addon where it cannot run: another OS, CPU or libc (musl),
+ * no binary for this machine, a binary that fails to load (its error is `cause`), or a bundled copy.
+ * The message lists what to do; isSupported() gives the same reason without throwing.
+ */
+export declare class UnsupportedPlatformError extends SandboxError {
+  readonly code: 'UNSUPPORTED_PLATFORM';
+  /** Why, in one sentence without host paths. */
+  readonly reason: string;
+  /** What the user can do, as listed in the message. */
+  readonly solutions: string[];
+  constructor(reason: string, options?: { solutions?: string[]; cause?: unknown });
+}
+/** True for SandboxError and every subclass; false for look-alikes such as `{ code: 'FAKE' }`. */
+export declare function isSandboxError(error: unknown): error is SandboxError;

@@ -1,0 +1,216 @@
+'use strict';
+
+// Where the addon cannot run (another OS, CPU or libc, no binary, a binary that fails to load, a
+// bundled copy), importing still works, isSupported() says why, and whatever needs the addon
+// throws UnsupportedPlatformError with the ways out. Each case runs in its own Node process.
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { execFileSync } = require('child_process');
+
+const ROOT = path.join(__dirname, '..');
+
+// Without the overrides the sanitizer run sets, so only the copied package's files count.
+const ENV = { ...process.env };
+delete ENV.MOUNT_SANDBOX_ADDON;
+delete ENV.MOUNT_SANDBOX_LAUNCHER;
+
+let scratch;
+beforeAll(() => {
+  scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'msb-fail-soft-'));
+});
+afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
+
+// The package's JS without any binary, as an install on a machine with no prebuilt would be.
+function packageWithoutBinaries(name) {
+  const dir = path.join(scratch, name, 'node_modules', 'mount-sandbox');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.cpSync(path.join(ROOT, 'lib'), path.join(dir, 'lib'), { recursive: true });
+  fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(dir, 'package.json'));
+  return dir;
+}
+
+// A preload that makes this process look like another machine.
+function preload(name, source) {
+  const file = path.join(scratch, `${name}.js`);
+  fs.writeFileSync(file, source);
+  return ['--require', file];
+}
+
+const FAKE_DARWIN = "Object.defineProperty(process, 'platform', { value: 'darwin' });";
+const FAKE_MUSL = `const real = process.report.getReport.bind(process.report);
+process.report.getReport = () => { const r = real(); delete r.header.glibcVersionRuntime; return r; };`;
+const FAKE_RISCV = "Object.defineProperty(process, 'arch', { value: 'riscv64' });";
+
+// What a consumer sees: import, isSupported(), then each call that needs the addon.
+const PROBE = `
+const ms = require('mount-sandbox');
+const attempt = (f) => { try { f(); return null; } catch (e) { return e; } };
+const errors = [
+  attempt(() => ms.createMountSandbox({ root: '/tmp' })),
+  attempt(() => ms.parseWorkerFile('---\\nname: w\\n---\\n')),
+  attempt(() => ms.openat2Supported()),
+];
+const e = errors[0];
+console.log(JSON.stringify({
+  supported: ms.isSupported(),
+  allTyped: errors.every((x) => x instanceof ms.UnsupportedPlatformError && x instanceof ms.SandboxError),
+  sameError: errors.every((x) => x === e),
+  code: e.code,
+  name: e.name,
+  message: e.message,
+  reason: e.reason,
+  cause: e.cause ? String(e.cause.message) : null,
+  llm: e.toLLMMessage(),
+  errorsUsable: new ms.NotFoundError('/a').toLLMMessage(),
+}));
+`;
+
+function probe(cwd, nodeArgs = [], script = PROBE) {
+  const out = execFileSync(process.execPath, [...nodeArgs, '-e', script], { cwd, encoding: 'utf8', env: ENV });
+  return JSON.parse(out);
+}
+
+function expectUnsupported(result) {
+  expect(result.allTyped).toBe(true);
+  expect(result.sameError).toBe(true);
+  expect(result.code).toBe('UNSUPPORTED_PLATFORM');
+  expect(result.name).toBe('UnsupportedPlatformError');
+  expect(result.supported.supported).toBe(false);
+  expect(result.supported.reason).toBe(result.reason);
+  expect(result.supported.exec.supported).toBe(false);
+  expect(result.errorsUsable).toBe('File not found: /a. Please check the path and try again.');
+  expect(result.message).toContain('isSupported()');
+  // Never where the package lives on this host.
+  expect(result.message).not.toContain(scratch);
+  expect(result.message).not.toContain(ROOT);
+}
+
+test('no binary for this machine: import works, creating a sandbox says how to build', () => {
+  const dir = packageWithoutBinaries('no-binary');
+  const result = probe(path.dirname(dir));
+  expectUnsupported(result);
+  expect(result.reason).toMatch(/no binary for linux-(x64|arm64) was found/);
+  expect(result.message).toContain('npm run build --prefix node_modules/mount-sandbox');
+  expect(result.message).toContain('apt-get update && apt-get install -y cmake g++ make libyaml-cpp-dev libsimdjson-dev');
+  expect(result.message).toContain('a packed tarball');
+});
+
+test('musl: the reason says the prebuilt binaries need glibc', () => {
+  const dir = packageWithoutBinaries('musl');
+  const result = probe(path.dirname(dir), preload('musl', FAKE_MUSL));
+  expectUnsupported(result);
+  expect(result.reason).toContain('musl');
+  expect(result.message).toContain('Linux x64 or arm64 with glibc');
+});
+
+test('a CPU without prebuilt binaries is named', () => {
+  const dir = packageWithoutBinaries('riscv');
+  const result = probe(path.dirname(dir), preload('riscv', FAKE_RISCV));
+  expectUnsupported(result);
+  expect(result.reason).toContain('no prebuilt binary for linux-riscv64');
+});
+
+test('macOS: even with a binary present nothing loads, and building is not offered', () => {
+  const result = probe(ROOT, preload('darwin', FAKE_DARWIN));
+  expectUnsupported(result);
+  expect(result.reason).toContain('darwin');
+  expect(result.message).not.toContain('npm run build');
+  expect(result.message).toContain('Linux container or VM');
+});
+
+test('a binary that fails to load keeps the loader error as cause', () => {
+  const dir = packageWithoutBinaries('broken');
+  fs.mkdirSync(path.join(dir, 'build', 'Release'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'build', 'Release', 'mount_sandbox.node'), 'not an ELF file');
+  const result = probe(path.dirname(dir));
+  expectUnsupported(result);
+  expect(result.reason).toContain('failed to load');
+  expect(result.cause).toMatch(/ELF|invalid|too short/i);
+});
+
+test('ESM import works without a binary, with the same classes as require', () => {
+  const dir = packageWithoutBinaries('esm');
+  const script = `
+    import * as ms from 'mount-sandbox';
+    import * as errors from 'mount-sandbox/errors';
+    import { createRequire } from 'node:module';
+    const cjs = createRequire(import.meta.url)('mount-sandbox');
+    let error;
+    try { ms.createMountSandbox({ root: '/tmp' }); } catch (e) { error = e; }
+    console.log(JSON.stringify([ms.isSupported().supported, error instanceof errors.UnsupportedPlatformError,
+      ms.UnsupportedPlatformError === cjs.UnsupportedPlatformError, error.code]));
+  `;
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: path.dirname(dir),
+    encoding: 'utf8',
+    env: ENV,
+  });
+  expect(JSON.parse(out)).toEqual([false, true, true, 'UNSUPPORTED_PLATFORM']);
+});
+
+test('createTestSandbox rejects without leaving a temp directory', () => {
+  const dir = packageWithoutBinaries('test-sandbox');
+  const tmp = fs.mkdtempSync(path.join(scratch, 'tmpdir-'));
+  const script = `require('mount-sandbox').createTestSandbox().then(() => console.log('created'),
+    (e) => console.log(e.code));`;
+  const out = execFileSync(process.execPath, ['-e', script], {
+    cwd: path.dirname(dir),
+    encoding: 'utf8',
+    env: { ...ENV, TMPDIR: tmp },
+  });
+  expect(out.trim()).toBe('UNSUPPORTED_PLATFORM');
+  expect(fs.readdirSync(tmp)).toEqual([]);
+});
+
+test('a bundled copy says to mark mount-sandbox as external', () => {
+  const esbuild = require('esbuild');
+  const outfile = path.join(scratch, 'bundled', 'app.js');
+  esbuild.buildSync({
+    stdin: { contents: "module.exports = require('mount-sandbox');", resolveDir: ROOT },
+    bundle: true,
+    platform: 'node',
+    outfile,
+    logLevel: 'silent',
+  });
+  const script = PROBE.replace("require('mount-sandbox')", `require(${JSON.stringify(outfile)})`);
+  const result = probe(scratch, [], script);
+  expectUnsupported(result);
+  expect(result.reason).toContain('bundled');
+  expect(result.message).toContain('external');
+});
+
+test('an addon without its exec launcher: files work, exec says what is missing', () => {
+  const dir = packageWithoutBinaries('no-launcher');
+  fs.mkdirSync(path.join(dir, 'build', 'Release'), { recursive: true });
+  fs.copyFileSync(path.join(ROOT, 'build', 'Release', 'mount_sandbox.node'),
+    path.join(dir, 'build', 'Release', 'mount_sandbox.node'));
+  const script = `
+    const ms = require('mount-sandbox');
+    ms.createTestSandbox().then(async (s) => {
+      await s.write('/a.txt', 'x');
+      const error = await s.exec(['true']).catch((e) => e);
+      console.log(JSON.stringify({ support: ms.isSupported(), read: await s.read('/a.txt'),
+        typed: error instanceof ms.UnsupportedPlatformError, message: error.message }));
+    });`;
+  const result = JSON.parse(execFileSync(process.execPath, ['-e', script], {
+    cwd: path.dirname(dir),
+    encoding: 'utf8',
+    env: ENV,
+  }));
+  expect(result.support.supported).toBe(true);
+  expect(result.support.exec.supported).toBe(false);
+  expect(result.support.exec.reason).toContain('msb-launch');
+  expect(result.read).toBe('x');
+  expect(result.typed).toBe(true);
+  expect(result.message).toContain('msb-launch');
+  expect(result.message).not.toContain(scratch);
+});
+
+test('where the addon loads, isSupported() says so', () => {
+  const out = execFileSync(process.execPath, ['-p', "JSON.stringify(require('mount-sandbox').isSupported())"], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  expect(JSON.parse(out)).toEqual({ supported: true, exec: { supported: true } });
+});
