@@ -245,7 +245,7 @@ export declare const MountSandbox: {
 
 export declare function createMountSandbox(config: MountSandboxConfig): MountSandbox;
 export declare function createMountSandboxAsync(config: MountSandboxConfig): Promise<MountSandbox>;
-/** A read-write sandbox over a fresh temp directory, removed when the process exits. */
+/** A read-write sandbox over a fresh temp directory, removed when the process or worker thread that made it ends (under Jest and Vitest too). */
 export declare function createTestSandbox(): Promise<MountSandbox>;
 export declare function openat2Supported(): boolean;
 export declare const DEFAULT_MAX_READ_BYTES: number;

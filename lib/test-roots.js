@@ -24,7 +24,8 @@ const CLEANUP_NAME = 'mount-sandbox-test-cleanup';
 // $1: the temp dir. Reads one directory name a line until EOF, then removes them. Only names
 // mkdtemp can give are accepted, so nothing else under $1 can be removed, and a line cut short
 // (no newline) is dropped by `read`. Signals sent to the runner's process group are ignored: the
-// work is done when the runner is gone.
+// work is done when the runner is gone. No `exec rm`: the process keeps its name until done,
+// which is how test/runners.test.js knows when to look.
 const CLEANUP_SCRIPT = `
 trap '' HUP INT TERM
 dir=$1
@@ -34,7 +35,7 @@ while IFS= read -r name; do
     ${PREFIX}[A-Za-z0-9][A-Za-z0-9][A-Za-z0-9][A-Za-z0-9][A-Za-z0-9][A-Za-z0-9]) set -- "$@" "$dir/$name" ;;
   esac
 done
-[ $# -eq 0 ] || exec rm -rf -- "$@"
+[ $# -eq 0 ] || rm -rf -- "$@"
 `;
 
 const roots = new Set();
@@ -65,7 +66,8 @@ function removeRoots() {
 
 async function makeTestRoot() {
   const dir = path.resolve(os.tmpdir());
-  // Started before the directory exists, so there is no moment when it has no cleaner.
+  // Spawned before the first await: the cleaner is up before the directory exists, and Jest's
+  // --detectOpenHandles attributes the spawn to the calling test (so it would report a leak).
   const cleaner = cleanerFor(dir);
   const root = await fs.promises.mkdtemp(path.join(dir, PREFIX));
   if (roots.size === 0) process.once('exit', removeRoots);
