@@ -1,30 +1,73 @@
 #!/usr/bin/env node
 'use strict';
 
-// mount-sandbox check [dir]            validate a program config, print its mount table
-// mount-sandbox explain <path> [--worker file.worker] [--config dir|file]
-//                                      how a virtual path resolves and what each operation gets
-// mount-sandbox exec [options] -- cmd args...
-//                                      run a command confined to the sandbox (sandbox.exec)
+// mount-sandbox <check|explain|exec> [--help]: validate a program config, explain how a virtual
+// path resolves, run a command confined to the sandbox. Each command's help is in COMMANDS.
 const os = require('os');
 const path = require('path');
 const fs = require('fs');
 const ms = require('../lib/index.js');
 const { rulesFor } = require('../lib/errors.js');
 const { addProtectedFiles } = require('../lib/protected.js');
+const { version } = require('../package.json');
+
+const CONFIG_OPTION = '  --config dir|file   the program config file, or the directory to search upward from for\n' +
+  '                      golem-forge.config.{yaml,yml,json} (default: the current directory)';
+const WORKER_OPTION = '  --worker file       answer for the narrower sandbox this .worker file gets from call_worker';
+
+const COMMANDS = {
+  check: {
+    synopsis: 'mount-sandbox check [dir]',
+    summary: 'Validate the program config found from dir upward and print its mount table.',
+    help: `Find golem-forge.config.yaml, .yml or .json in dir (default: the current directory) or the
+nearest directory above it, validate it and print the effective mount table: each mount's
+virtual target, host source, ro/rw, approvals and policies, marking sources that do not exist
+yet. Says so when the config has no sandbox section (no file access).
+
+Exit status: 0 valid; 1 invalid (file:line:column: keyPath: expected ...); 2 usage error.`,
+  },
+  explain: {
+    synopsis: 'mount-sandbox explain <virtual-path> [--config dir|file] [--worker file]',
+    summary: 'Say how a virtual path resolves and which rule allows or refuses each operation.',
+    help: `Say where a virtual path such as /src/app.ts resolves on the host, which mount's rules
+apply, and for read, write and delete whether the sandbox allows it (with the approval) or
+refuses it, with the message a model would get. Paths are as the sandbox sees them: with
+--worker, as that worker sees them (a worker restricted to /src sees its files at /).
+
+Options:
+${CONFIG_OPTION}
+${WORKER_OPTION}
+
+Exit status: 0 explained; 1 invalid config or worker file; 2 usage error.`,
+  },
+  exec: {
+    synopsis: 'mount-sandbox exec [options] -- command [args...]',
+    summary: 'Run a command confined by the kernel to the sandbox, as sandbox.exec() does.',
+    help: `Run a command confined by the kernel to the program's sandbox (or a worker's narrower
+one), as sandbox.exec() does: it can read and write only what the sandbox allows, and has no
+network unless --network. Its output is passed through as it is.
+
+Options:
+${CONFIG_OPTION}
+${WORKER_OPTION}
+  --cwd /virtual/dir  the working directory, a virtual path (default: /)
+  --network           let the command use the network
+  --timeout ms        kill the command after this many milliseconds (default 30000, at most 300000)
+  --allow-weaker      run even when an enforcement layer the kernel lacks is required
+  --verbose           print the enforcement layers applied to stderr
+
+Exit status: the command's; 124 on timeout; 128+n when killed by signal n; 1 when the sandbox
+refuses to run it; 2 usage error.`,
+  },
+};
 
 const USAGE = `Usage:
-  mount-sandbox check [dir]
-      Find golem-forge.config.{yaml,yml,json} from dir (default: .) upward, validate it and
-      print the effective mount table.
-  mount-sandbox explain <virtual-path> [--worker file.worker] [--config dir|file]
-      Say how a virtual path resolves and which rule allows or refuses each operation,
-      for the program's sandbox or for the sandbox a worker would get.
-  mount-sandbox exec [--config dir|file] [--worker file.worker] [--cwd /virtual/dir]
-                     [--network] [--timeout ms] [--allow-weaker] [--verbose] -- cmd args...
-      Run a command confined by the kernel to that sandbox, as sandbox.exec() does. Exits
-      with the command's status (124 on timeout, 128+n when killed by signal n); --verbose
-      prints the enforcement layers applied to stderr.`;
+${Object.values(COMMANDS).map((c) => `  ${c.synopsis}\n      ${c.summary}`).join('\n')}
+  mount-sandbox <command> --help
+      That command's options and exit status.
+  mount-sandbox --version`;
+
+const commandHelp = (name) => `Usage: ${COMMANDS[name].synopsis}\n\n${COMMANDS[name].help}`;
 
 class UsageError extends Error {}
 
@@ -42,6 +85,7 @@ function parseArgs(argv) {
       break;
     }
     if (arg === '--help' || arg === '-h') flags.help = true;
+    else if (arg === '--version' || arg === '-V') flags.version = true;
     else if (BOOLEAN_FLAGS[arg]) flags[BOOLEAN_FLAGS[arg]] = true;
     else if (VALUE_FLAGS.includes(arg)) {
       if (i + 1 >= argv.length) throw new UsageError(`${arg} needs a value`);
@@ -207,12 +251,22 @@ async function exec(args) {
 async function main(argv) {
   const args = parseArgs(argv);
   const command = args.positional[0];
-  if (args.flags.help) return { code: 0, lines: [USAGE] };
+  if (args.flags.version) return { code: 0, lines: [version] };
+  if (command === 'help' && COMMANDS[args.positional[1]]) return { code: 0, lines: [commandHelp(args.positional[1])] };
+  if (args.flags.help || command === 'help') {
+    return { code: 0, lines: [COMMANDS[command] ? commandHelp(command) : USAGE] };
+  }
   if (!command) return { code: 2, lines: [USAGE] };
   if (command === 'check') return { code: 0, lines: await check(args) };
   if (command === 'explain') return { code: 0, lines: await explain(args) };
   if (command === 'exec') return exec(args);
   throw new UsageError(`unknown command ${command}`);
+}
+
+// After a usage error: the usage of the command that was asked for, if there is one.
+function usageFor(argv) {
+  const command = argv.find((arg) => !arg.startsWith('-'));
+  return COMMANDS[command] ? `Usage: ${COMMANDS[command].synopsis}\n(mount-sandbox ${command} --help for more)` : USAGE;
 }
 
 main(process.argv.slice(2)).then(
@@ -229,7 +283,7 @@ main(process.argv.slice(2)).then(
   },
   (error) => {
     if (error instanceof UsageError) {
-      process.stderr.write(`mount-sandbox: ${error.message}\n\n${USAGE}\n`);
+      process.stderr.write(`mount-sandbox: ${error.message}\n\n${usageFor(process.argv.slice(2))}\n`);
       process.exitCode = 2;
     } else if (ms.isSandboxError(error)) {
       process.stderr.write(`mount-sandbox: ${error.message}\n`);

@@ -294,7 +294,7 @@ export declare function createMountSandbox(config: MountSandboxConfig): MountSan
 export declare function createMountSandboxAsync(config: MountSandboxConfig & { root: string }): Promise<MountSandbox>;
 export declare function createMountSandboxAsync(config: MountSandboxConfig & { root: null }): Promise<MountSandbox<null>>;
 export declare function createMountSandboxAsync(config: MountSandboxConfig): Promise<MountSandbox<string | null>>;
-/** A read-write sandbox over a fresh temp directory, removed when the process exits. */
+/** A read-write sandbox over a fresh temp directory, removed when the process or worker thread that made it ends (under Jest and Vitest too). */
 export declare function createTestSandbox(): Promise<MountSandbox>;
 export declare function openat2Supported(): boolean;
 

@@ -1,8 +1,5 @@
 'use strict';
 
-const fs = require('fs');
-const os = require('os');
-const path = require('path');
 const { isSharedArrayBuffer } = require('util').types;
 const { addon, isSupported } = require('./native');
 const errors = require('./errors');
@@ -15,6 +12,7 @@ const program = require('./program');
 const { exec } = require('./exec');
 const { protectedFiles, addProtectedFiles } = require('./protected');
 const { plainData, optionsOf, record } = require('./plain');
+const { makeTestRoot } = require('./test-roots');
 
 const DEFAULT_GLOB_LIMIT = 1000;
 const MAX_GLOB_LIMIT = 100000;
@@ -381,32 +379,11 @@ async function createMountSandboxAsync(config) {
   return sandbox;
 }
 
-const testRoots = new Set();
-let cleanupRegistered = false;
-
-function removeTestRoots() {
-  for (const dir of testRoots) fs.rmSync(dir, { recursive: true, force: true });
-  testRoots.clear();
-}
-
-// Test runners stop their workers with SIGTERM, and Node skips 'exit' then. Clean up, and if no
-// one else handles the signal, die of it as Node would have without this listener.
-function onTerminationSignal(signal) {
-  removeTestRoots();
-  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
-}
-
-// A read-write sandbox over a fresh directory in the OS temp dir, removed when the process exits.
+// A read-write sandbox over a fresh directory in the OS temp dir, removed when the process (or
+// worker thread) that made it ends, under any test runner (lib/test-roots.js).
 async function createTestSandbox() {
   addon(); // an unsupported platform throws before a temp directory is made
-  const root = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'mount-sandbox-test-'));
-  testRoots.add(root);
-  if (!cleanupRegistered) {
-    process.once('exit', removeTestRoots);
-    for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.once(signal, onTerminationSignal);
-    cleanupRegistered = true;
-  }
-  return createMountSandbox({ root });
+  return createMountSandbox({ root: await makeTestRoot() });
 }
 
 // The sandbox a program config describes (creating missing directories, as

@@ -307,6 +307,62 @@ describe('usage', () => {
   });
 });
 
+describe('help and version', () => {
+  const OPTIONS = {
+    check: [],
+    explain: ['--config', '--worker'],
+    exec: ['--config', '--worker', '--cwd', '--network', '--timeout', '--allow-weaker', '--verbose'],
+  };
+
+  test.each(Object.keys(OPTIONS))('%s --help describes the command and every option it takes', (command) => {
+    // In an empty directory: help needs no config file.
+    const { code, stdout, stderr } = run([command, '--help']);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout.startsWith(`Usage: mount-sandbox ${command}`)).toBe(true);
+    expect(stdout).toMatch(/Exit status: /);
+    for (const option of OPTIONS[command]) expect(stdout).toMatch(new RegExp(`^  ${option} `, 'm'));
+    const listed = stdout.match(/^ {2}--[a-z-]+/gm) || [];
+    expect(listed.map((l) => l.trim()).sort()).toEqual([...OPTIONS[command]].sort());
+    expect(run(['help', command]).stdout).toBe(stdout);
+    expect(run([command, '-h']).stdout).toBe(stdout);
+  });
+
+  test('the overall usage lists every command and points to per-command help', () => {
+    const { code, stdout } = run(['--help']);
+    expect(code).toBe(0);
+    for (const command of Object.keys(OPTIONS)) expect(stdout).toContain(`mount-sandbox ${command} `);
+    expect(stdout).toContain('mount-sandbox <command> --help');
+    expect(run(['help']).stdout).toBe(stdout);
+  });
+
+  test('--version prints the package version', () => {
+    const { version } = require('../package.json');
+    for (const flag of ['--version', '-V']) {
+      const { code, stdout, stderr } = run([flag]);
+      expect(stderr).toBe('');
+      expect(code).toBe(0);
+      expect(stdout).toBe(`${version}\n`);
+    }
+  });
+
+  test('a usage error names the command\'s own usage', () => {
+    const { code, stderr } = run(['exec', '--timeout']);
+    expect(code).toBe(2);
+    expect(stderr).toContain('--timeout needs a value');
+    expect(stderr).toContain('Usage: mount-sandbox exec [options] -- command [args...]');
+    expect(stderr).toContain('mount-sandbox exec --help');
+    expect(stderr).not.toContain('mount-sandbox check');
+  });
+
+  test('--help and --version after -- belong to the command run by exec', () => {
+    const dir = project();
+    const { code, stdout } = run(['exec', '--config', dir, '--', 'echo', '--help', '--version']);
+    expect(stdout).toBe('--help --version\n');
+    expect(code).toBe(0);
+  });
+});
+
 describe('exec', () => {
   test('runs a command under the config\'s sandbox and exits with its status', () => {
     const dir = project();

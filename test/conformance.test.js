@@ -124,43 +124,6 @@ describe('createMountSandbox', () => {
   });
 });
 
-describe('createTestSandbox cleanup', () => {
-  const { spawn } = require('child_process');
-  const script = `
-    const { createTestSandbox } = require(${JSON.stringify(path.join(__dirname, '..', 'lib'))});
-    createTestSandbox().then(async (s) => {
-      await s.write('/work/file.txt', 'x');
-      console.log(s.getConfig().root);
-      if (process.argv[1] === 'exit') process.exit(0);
-      setInterval(() => {}, 1000);
-    });
-  `;
-
-  function run(mode) {
-    const child = spawn(process.execPath, ['-e', script, mode], { stdio: ['ignore', 'pipe', 'inherit'] });
-    return new Promise((resolve) => {
-      let root = '';
-      child.stdout.on('data', (chunk) => {
-        root += chunk;
-        if (mode === 'signal' && root.endsWith('\n')) {
-          expect(fs.existsSync(root.trim())).toBe(true);
-          child.kill('SIGTERM');
-        }
-      });
-      child.on('exit', (code, signal) => resolve({ root: root.trim(), code, signal }));
-    });
-  }
-
-  test('test roots are removed at exit and when a runner stops the worker with SIGTERM', async () => {
-    const exited = await run('exit');
-    expect(exited.code).toBe(0);
-    expect(fs.existsSync(exited.root)).toBe(false);
-    const killed = await run('signal');
-    expect(killed.signal).toBe('SIGTERM');
-    expect(fs.existsSync(killed.root)).toBe(false);
-  });
-});
-
 describe('file operations', () => {
   let sandbox;
   beforeEach(() => {

@@ -1,0 +1,43 @@
+'use strict';
+
+// `npm install` on a fresh clone must leave package-lock.json as committed. npm rewrites the
+// lockfile's root entry from package.json on every install, so a change to package.json (a bin,
+// a dependency moved, the install script removed) that was not followed by
+// `npm install --package-lock-only --ignore-scripts` shows up as a modified lockfile for every
+// user. This catches that without a network.
+const fs = require('fs');
+const path = require('path');
+
+const ROOT = path.join(__dirname, '..');
+const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+const lock = JSON.parse(fs.readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8'));
+const DEPENDENCY_FIELDS = ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'];
+
+// What npm records for the root package, as it normalizes it.
+function expectedRootEntry() {
+  const entry = {};
+  for (const key of ['name', 'version', 'license', 'os', 'cpu', 'engines', ...DEPENDENCY_FIELDS]) {
+    if (pkg[key] !== undefined) entry[key] = pkg[key];
+  }
+  if (pkg.bin !== undefined) {
+    const bins = typeof pkg.bin === 'string' ? { [pkg.name]: pkg.bin } : pkg.bin;
+    entry.bin = Object.fromEntries(Object.entries(bins).map(([name, file]) => [name, path.posix.normalize(file)]));
+  }
+  const scripts = pkg.scripts || {};
+  if (scripts.preinstall || scripts.install || scripts.postinstall) entry.hasInstallScript = true;
+  return entry;
+}
+
+test('the lockfile root entry is what npm install would write from package.json', () => {
+  expect(lock.name).toBe(pkg.name);
+  expect(lock.version).toBe(pkg.version);
+  expect(lock.packages['']).toEqual(expectedRootEntry());
+});
+
+test('every direct dependency is locked', () => {
+  for (const field of DEPENDENCY_FIELDS) {
+    for (const name of Object.keys(pkg[field] || {})) {
+      expect([field, name, lock.packages[`node_modules/${name}`] !== undefined]).toEqual([field, name, true]);
+    }
+  }
+});

@@ -1,0 +1,98 @@
+'use strict';
+
+// Every code block in README.md runs as written: JavaScript as a module file in an empty
+// directory where 'mount-sandbox' resolves to this package, shell in a clone of the repository
+// (the README's own setting for its commands), YAML as a program config file. A block the test
+// cannot run carries `<!-- not run by test/readme.test.js: reason -->` on the line before it.
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { spawnSync } = require('child_process');
+const { loadProgramConfig, createSandboxFromConfig } = require('..');
+
+const ROOT = path.join(__dirname, '..');
+const NOT_RUN = /^<!-- not run by test\/readme\.test\.js: (.+) -->$/;
+const MAX_NOT_RUN = 3;
+const PROSE = new Set(['', 'text']); // directory layouts and the like
+
+jest.setTimeout(60000);
+
+function readmeBlocks() {
+  const lines = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8').split('\n');
+  const blocks = [];
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^```(\S*)/.exec(lines[i]);
+    if (!open) continue;
+    const end = lines.indexOf('```', i + 1);
+    if (end < 0) throw new Error(`README.md:${i + 1}: unclosed code block`);
+    const marker = NOT_RUN.exec(lines[i - 1] || '');
+    blocks.push({ lang: open[1], line: i + 1, code: lines.slice(i + 1, end).join('\n') + '\n', notRun: marker && marker[1] });
+    i = end;
+  }
+  return blocks;
+}
+
+const blocks = readmeBlocks();
+const runnable = blocks.filter((b) => !b.notRun && !PROSE.has(b.lang));
+const named = (lang) => runnable.filter((b) => b.lang === lang).map((b) => [`README.md:${b.line}`, b]);
+
+let scratch;
+beforeAll(() => {
+  scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'msb-readme-'));
+});
+afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
+
+function freshDir(block) {
+  return fs.mkdtempSync(path.join(scratch, `line${block.line}-`));
+}
+
+test('every block is run, or says why not (and few say so)', () => {
+  const notRun = blocks.filter((b) => b.notRun);
+  expect(notRun.length).toBeLessThanOrEqual(MAX_NOT_RUN);
+  const unknown = runnable.filter((b) => !['js', 'sh', 'yaml'].includes(b.lang));
+  expect(unknown.map((b) => `README.md:${b.line} (${b.lang})`)).toEqual([]);
+  expect(named('js').length).toBeGreaterThanOrEqual(5);
+  expect(named('sh').length).toBeGreaterThanOrEqual(1);
+});
+
+test.each(named('js'))('%s runs as an ES module in an empty directory', (_, block) => {
+  const dir = freshDir(block);
+  fs.mkdirSync(path.join(dir, 'node_modules'));
+  fs.symlinkSync(ROOT, path.join(dir, 'node_modules', 'mount-sandbox'));
+  const file = path.join(dir, 'example.mjs');
+  fs.writeFileSync(file, block.code);
+  const result = spawnSync(process.execPath, [file], { cwd: dir, encoding: 'utf8', timeout: 45000 });
+  expect(result.stderr).toBe('');
+  expect(result.status).toBe(0);
+});
+
+// Each command line on its own (an `a && b` that fails midway would not stop `sh -e`), in order,
+// stopping at the first that fails.
+function commandLines(code) {
+  return code
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .filter((line) => line.trim() !== '' && !line.trim().startsWith('#'));
+}
+
+test.each(named('sh'))('%s runs in the repository, each command succeeding', (_, block) => {
+  for (const line of commandLines(block.code)) {
+    const result = spawnSync('sh', ['-c', line], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 45000,
+      // npx must find the package here, never fetch one.
+      env: { ...process.env, npm_config_offline: 'true' },
+    });
+    if (result.status !== 0) throw new Error(`${line}\nexit ${result.status}:\n${result.stdout}\n${result.stderr}`);
+  }
+});
+
+test.each(named('yaml'))('%s is a valid program config whose sandbox can be made', async (_, block) => {
+  const project = path.join(freshDir(block), 'project');
+  fs.mkdirSync(project);
+  fs.writeFileSync(path.join(project, 'golem-forge.config.yaml'), block.code);
+  const config = await loadProgramConfig(path.join(project, 'golem-forge.config.yaml'));
+  expect(config.sandbox).not.toBeNull();
+  expect(await createSandboxFromConfig(config)).not.toBeNull();
+});
