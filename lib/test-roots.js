@@ -54,7 +54,8 @@ function cleanerFor(dir) {
   child.stdin.on('error', () => {});
   // Neither the process nor the pipe may keep the event loop (or a runner) waiting.
   child.unref();
-  child.stdin.unref();
+  // A piped stdin is a net.Socket, which can be unref'd; its declared type (Writable) cannot say so.
+  /** @type {import('net').Socket} */ (child.stdin).unref();
   cleaners.set(dir, child.stdin);
   return child.stdin;
 }
