@@ -116,4 +116,5 @@ consume() {
 
 consume ignore-scripts
 consume strict-allow-scripts
+[ $status != 0 ] || echo "ok: the packed package works for a dependent with no toolchain and no install script run"
 exit $status
