@@ -59,7 +59,7 @@ shopt -u nullglob
 for tool in cmake cc c++ gcc g++ clang make; do
   ! "$tool" --version >/dev/null 2>&1 || fail "$tool still runs"
 done
-for f in $lib/libyaml-cpp.so* $lib/libsimdjson.so* /usr/include/simdjson.h; do
+for f in "$lib"/libyaml-cpp.so* "$lib"/libsimdjson.so* /usr/include/simdjson.h; do
   [ ! -s "$f" ] || fail "$f is still readable"
 done
 [ -z "$(find /usr/include/yaml-cpp /usr/lib/gcc $lib/cmake/yaml-cpp $lib/cmake/simdjson -mindepth 1)" ] ||
