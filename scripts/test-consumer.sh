@@ -66,7 +66,8 @@ done
   fail "headers, CMake configs or compiler internals still visible"
 echo "hidden: cmake, gcc/g++/clang, make, ninja, yaml-cpp and simdjson headers, libraries and CMake configs"
 
-npm help install 2>/dev/null | grep -q strict-allow-scripts ||
+# An npm that does not know the option would take it silently as an unknown config key.
+[ "$(npm config get strict-allow-scripts 2>/dev/null)" = false ] ||
   fail "this npm ($(npm --version)) has no --strict-allow-scripts"
 
 work=$(mktemp -d /tmp/msb-consumer.XXXXXX)
