@@ -67,7 +67,7 @@ done
 echo "hidden: cmake, gcc/g++/clang, make, ninja, yaml-cpp and simdjson headers, libraries and CMake configs"
 
 # An npm that does not know the option would take it silently as an unknown config key.
-[ "$(npm config get strict-allow-scripts 2>/dev/null)" = false ] ||
+[[ "$(npm config get strict-allow-scripts 2>/dev/null)" =~ ^(true|false)$ ]] ||
   fail "this npm ($(npm --version)) has no --strict-allow-scripts"
 
 work=$(mktemp -d /tmp/msb-consumer.XXXXXX)
