@@ -41,9 +41,25 @@ node_of() {
   echo "$PWD/$dir/package/bin/node"
 }
 
+# The addon file a sandbox operation maps into this Node, as the suites will load it.
+addon_loaded_by() {
+  "$1" -e '
+    const { createMountSandbox } = require("./lib/index.js");
+    createMountSandbox({ root: require("os").tmpdir() }).exists("/").then(() => {
+      const maps = require("fs").readFileSync("/proc/self/maps", "utf8").split("\n");
+      const line = maps.find((l) => l.endsWith("/mount_sandbox.node"));
+      console.log(line.slice(line.indexOf("/")));
+    });'
+}
+
 for major in "${majors[@]}"; do
   node=$(node_of "$major")
-  echo "=== Node $("$node" --version) (N-API $("$node" -p process.versions.napi)), addon ${MOUNT_SANDBOX_ADDON:-as the loader finds it}: ${suites[*]}"
+  addon=$(addon_loaded_by "$node")
+  if [ -n "${MOUNT_SANDBOX_ADDON:-}" ] && [ "$addon" != "$MOUNT_SANDBOX_ADDON" ]; then
+    echo "Node $major loaded $addon, not $MOUNT_SANDBOX_ADDON" >&2
+    exit 1
+  fi
+  echo "=== Node $("$node" --version) (N-API $("$node" -p process.versions.napi)), addon $addon: ${suites[*]}"
   # Its own directory first on PATH, so any `node` a test starts by name is this one too.
   PATH="$(dirname "$node"):$PATH" "$node" node_modules/jest/bin/jest.js --ci "${suites[@]}"
 done
