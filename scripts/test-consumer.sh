@@ -6,7 +6,8 @@
 # runs a sandbox from each. Fails unless the prebuilt binaries alone make a working package.
 #
 # Usage (as root): scripts/test-consumer.sh path/to/mount-sandbox-X.Y.Z.tgz
-#   The tarball must come from `npm run prebuild && npm pack` (it needs prebuilds/linux-x64/).
+#   The tarball must come from `npm pack` after the prebuilt binaries are made (scripts/prebuild.sh,
+#   `npm run prebuilds`): it needs prebuilds/linux-x64/.
 set -euo pipefail
 
 tarball=${1:?usage: $0 <mount-sandbox tarball>}
