@@ -21,7 +21,7 @@ if [ -z "${MSB_CONSUMER_INSIDE:-}" ]; then
   listing=$(tar -tzvf "$tarball")
   for f in mount_sandbox.node msb-launch; do
     grep -q " package/prebuilds/linux-x64/$f\$" <<<"$listing" ||
-      fail "the tarball has no prebuilds/linux-x64/$f: run \`npm run prebuild\` before \`npm pack\`"
+      fail "the tarball has no prebuilds/linux-x64/$f: make the prebuilt binaries (npm run prebuilds) before \`npm pack\`"
   done
   unpacked=$(awk '{ s += $3 } END { print s }' <<<"$listing")
   echo "tarball: $(stat -c %s "$tarball") bytes packed, $unpacked bytes unpacked, $(wc -l <<<"$listing") entries"
