@@ -1,7 +1,8 @@
 /* Force-included (-include) into every file the prebuilt binaries compile against the Debian 11
- * sysroot: what glibc 2.34 and 2.36 declare and glibc 2.31 lacks. The syscall numbers are the same on
- * x86_64 and arm64 (every architecture shares the numbers from 424 on); the mount API and close_range go
- * through syscall(2) instead of glibc's wrappers, so no GLIBC_2.34/2.36 symbol is needed. */
+ * sysroot: what glibc 2.34 and 2.36 declare and glibc 2.31 lacks. The syscall numbers are the same
+ * on x86_64 and arm64 (every architecture shares the numbers from 424 on); the mount API and
+ * close_range go through syscall(2) instead of glibc's wrappers, so no GLIBC_2.34/2.36 symbol is
+ * needed. */
 #ifndef MSB_BULLSEYE_COMPAT_H
 #define MSB_BULLSEYE_COMPAT_H
 
