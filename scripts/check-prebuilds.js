@@ -49,7 +49,7 @@ function inspect(file) {
     const match = /^(.*?)@+GLIBC_([\d.]+)/.exec(name);
     if (match) {
       if (compareVersions(match[2], newest.version) > 0) newest = { version: match[2], symbol: match[1] };
-    } else if (bind !== 'WEAK' && !HOST_PROVIDED.test(name)) {
+    } else if (!name.includes('@') && bind !== 'WEAK' && !HOST_PROVIDED.test(name)) {
       unversioned.push(name);
     }
   }
@@ -76,7 +76,9 @@ function check(arch) {
       problems.push(`${name} (${arch}) needs GLIBC_${newest.version} (${newest.symbol}), above the floor ${GLIBC_FLOOR}`);
     }
     // An unversioned import nothing provides would only fail at load time, on the user's machine.
-    if (unversioned.length) problems.push(`${name} (${arch}) imports unversioned ${unversioned.join(' ')}`);
+    if (unversioned.length) {
+      problems.push(`${name} (${arch}) imports unversioned ${unversioned.slice(0, 10).join(' ')}`);
+    }
   }
   return problems;
 }
