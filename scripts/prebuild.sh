@@ -2,8 +2,9 @@
 # Builds the prebuilt binaries shipped in the package: prebuilds/linux-<arch>/{mount_sandbox.node,
 # msb-launch} for x64 and arm64, against a Debian 11 sysroot (glibc 2.31) with yaml-cpp and
 # simdjson compiled from Debian's source tarballs and linked statically, then checks them.
-#   npm run prebuilds            # both (not "prebuild": npm would run it before every `npm run build`)
+#   npm run prebuilds            # both
 #   npm run prebuilds -- arm64   # one
+# (Not "prebuild": npm would run a script of that name before every `npm run build`.)
 # Needs root (debootstrap) on Debian with: debootstrap cmake curl g++-12 g++-12-aarch64-linux-gnu.
 # Downloads go to $MSB_PREBUILD_CACHE (default ~/.cache/mount-sandbox-prebuild), never the repo.
 set -euo pipefail
@@ -40,7 +41,8 @@ check_tools() {
     command -v "$tool" >/dev/null || missing+=("$tool")
   done
   [ ${#missing[@]} -eq 0 ] && return
-  die "missing ${missing[*]}. Install: apt-get update && apt-get install -y debootstrap cmake curl g++-12 g++-12-aarch64-linux-gnu"
+  die "missing ${missing[*]}. Install: apt-get update &&" \
+    "apt-get install -y debootstrap cmake curl g++-12 g++-12-aarch64-linux-gnu"
 }
 
 fetch() { # url sha256 -> path of the verified file in the cache
@@ -79,9 +81,13 @@ make_sysroot() {
   echo "$root"
 }
 
-# yaml-cpp and simdjson as static, position-independent archives for the target.
+# yaml-cpp and simdjson as static, position-independent archives for the target, cached under a
+# key that changes with the toolchain or the pinned sources.
 build_deps() {
-  local prefix=$cache/deps-$1 work=$cache/deps-build-$1
+  local key prefix work=$cache/deps-build-$1
+  key=$(echo "$simdjson_sha256 $yamlcpp_sha256" | cat - "$toolchain" "${toolchain%/*}/bullseye-compat.h" |
+    sha256sum | cut -c1-12)
+  prefix=$cache/deps-$1-$key
   if [ ! -f "$prefix/.msb-complete" ]; then
     rm -rf "$prefix" "$work"
     mkdir -p "$work"
