@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# Builds the prebuilt binaries shipped in the package: prebuilds/linux-<arch>/{mount_sandbox.node,
+# msb-launch} for x64 and arm64, against a Debian 11 sysroot (glibc 2.31) with yaml-cpp and
+# simdjson compiled from Debian's source tarballs and linked statically, then checks them.
+#   npm run prebuilds            # both
+#   npm run prebuilds -- arm64   # one
+# (Not "prebuild": npm would run a script of that name before every `npm run build`.)
+# Needs root (debootstrap) on Debian with: debootstrap cmake curl g++-12 g++-12-aarch64-linux-gnu.
+# Downloads go to $MSB_PREBUILD_CACHE (default ~/.cache/mount-sandbox-prebuild), never the repo.
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cache=${MSB_PREBUILD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mount-sandbox-prebuild}
+mirror=${MSB_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+jobs=${MSB_PREBUILD_JOBS:-2}
+suite=bullseye
+toolchain=$repo/cmake/bullseye-toolchain.cmake
+# gcc adds these to its search paths ahead of the sysroot.
+unset LIBRARY_PATH CPATH C_INCLUDE_PATH CPLUS_INCLUDE_PATH
+
+# Debian 12's source tarballs of the versions the source build uses, pinned by their .dsc's sha256.
+simdjson_url=$mirror/pool/main/s/simdjson/simdjson_3.0.1.orig.tar.gz
+simdjson_sha256=156b1bc5eb0561b2bd166b46d191fd3d95a3e709cc63761477d3b7aec2b6e9ed
+yamlcpp_url=$mirror/pool/main/y/yaml-cpp/yaml-cpp_0.7.0+dfsg.orig.tar.xz
+yamlcpp_sha256=dc63708605404e0b963e0ca3a9619d1c8270eda2839603e6fa0384e5e51e5312
+
+die() { echo "prebuild: $*" >&2; exit 1; }
+
+triple_of() {
+  case $1 in
+    x64) echo x86_64-linux-gnu ;;
+    arm64) echo aarch64-linux-gnu ;;
+    *) die "unknown arch '$1' (x64 or arm64)" ;;
+  esac
+}
+debian_arch_of() { case $1 in x64) echo amd64 ;; arm64) echo arm64 ;; esac; }
+
+check_tools() {
+  local missing=() tool
+  for tool in debootstrap cmake curl dpkg-deb "$@"; do
+    command -v "$tool" >/dev/null || missing+=("$tool")
+  done
+  [ ${#missing[@]} -eq 0 ] && return
+  die "missing ${missing[*]}. Install: apt-get update &&" \
+    "apt-get install -y debootstrap cmake curl g++-12 g++-12-aarch64-linux-gnu"
+}
+
+fetch() { # url sha256 -> path of the verified file in the cache
+  local url=$1 sha=$2 file=$cache/src/${1##*/}
+  if [ ! -f "$file" ]; then
+    mkdir -p "$cache/src"
+    curl -fsSL -o "$file.part" "$url"
+    echo "$sha  $file.part" | sha256sum -c --quiet - || die "checksum mismatch for $url"
+    mv "$file.part" "$file"
+  fi
+  echo "$file"
+}
+
+# A Debian 11 tree to compile and link against: debootstrap's first stage unpacks it without running
+# anything of the target architecture; the remaining packages (libc6-dev, libgcc-10-dev and their
+# dependencies) are extracted by hand. Absolute symlinks would point into the host's /usr, so they
+# are made relative.
+make_sysroot() {
+  local root=$cache/sysroot-$suite-$1
+  if [ ! -f "$root/.msb-complete" ]; then
+    [ "$(id -u)" = 0 ] || die "making the $suite sysroot needs root (debootstrap)"
+    rm -rf "$root"
+    debootstrap --foreign --arch="$1" --variant=minbase --include=libc6-dev,libgcc-10-dev \
+      "$suite" "$root" "$mirror" >"$cache/debootstrap-$1.log"
+    local deb link target
+    for deb in "$root"/var/cache/apt/archives/*.deb; do dpkg-deb -x "$deb" "$root"; done
+    while IFS= read -r -d '' link; do
+      target=$(readlink "$link")
+      ln -sfn "$(realpath -s -m --relative-to="$(dirname "$link")" "$root$target")" "$link"
+    done < <(find "$root" -type l -lname '/*' -print0)
+    # Debian 11's unwinder, alone so that only libgcc_eh comes from gcc 10 (see the toolchain).
+    mkdir -p "$root/usr/lib/msb-unwind"
+    ln -sfn "../$(cd "$root/usr/lib" && echo gcc/*/10/libgcc_eh.a)" "$root/usr/lib/msb-unwind/"
+    touch "$root/.msb-complete"
+  fi
+  echo "$root"
+}
+
+# yaml-cpp and simdjson as static, position-independent archives for the target, cached under a
+# key that changes with the toolchain or the pinned sources.
+build_deps() {
+  local key prefix work=$cache/deps-build-$1
+  key=$(echo "$simdjson_sha256 $yamlcpp_sha256" | cat - "$toolchain" "${toolchain%/*}/bullseye-compat.h" |
+    sha256sum | cut -c1-12)
+  prefix=$cache/deps-$1-$key
+  if [ ! -f "$prefix/.msb-complete" ]; then
+    rm -rf "$prefix" "$work"
+    mkdir -p "$work"
+    tar -xf "$(fetch "$yamlcpp_url" "$yamlcpp_sha256")" -C "$work"
+    tar -xf "$(fetch "$simdjson_url" "$simdjson_sha256")" -C "$work"
+    local common=(-DCMAKE_TOOLCHAIN_FILE="$toolchain" -DCMAKE_BUILD_TYPE=Release
+      -DCMAKE_POSITION_INDEPENDENT_CODE=ON -DCMAKE_INSTALL_PREFIX="$prefix")
+    cmake -S "$work"/yaml-cpp-* -B "$work/yaml-build" "${common[@]}" -DYAML_BUILD_SHARED_LIBS=OFF \
+      -DYAML_CPP_BUILD_TESTS=OFF -DYAML_CPP_BUILD_TOOLS=OFF -DYAML_CPP_BUILD_CONTRIB=OFF >/dev/null
+    cmake --build "$work/yaml-build" -j "$jobs" >/dev/null
+    cmake --install "$work/yaml-build" >/dev/null
+    cmake -S "$work"/simdjson-* -B "$work/simdjson-build" "${common[@]}" -DBUILD_SHARED_LIBS=OFF \
+      -DSIMDJSON_DEVELOPER_MODE=OFF >/dev/null
+    cmake --build "$work/simdjson-build" -j "$jobs" >/dev/null
+    cmake --install "$work/simdjson-build" >/dev/null
+    rm -rf "$work"
+    touch "$prefix/.msb-complete"
+  fi
+  echo "$prefix"
+}
+
+config_dir() { # prefix package -> directory holding the package's CMake config
+  dirname "$(find "$1" -name "$2-config.cmake" -o -name "$2Config.cmake" | head -n 1)"
+}
+
+build_arch() {
+  local arch=$1 triple out=$repo/prebuilds/linux-$1
+  triple=$(triple_of "$arch")
+  check_tools "$triple-g++-12" "$triple-strip"
+  export MSB_TARGET_TRIPLE=$triple
+  MSB_SYSROOT=$(make_sysroot "$(debian_arch_of "$arch")")
+  export MSB_SYSROOT
+  MSB_DEPS_PREFIX=$(build_deps "$arch")
+  export MSB_DEPS_PREFIX
+  # Plain CMake with the variables cmake-js would pass (its own CMAKE_CXX_FLAGS would replace the
+  # toolchain's header path): the Node-API headers, and the addon next to msb-launch in Release/.
+  local build=$repo/build-prebuild-$arch napi_headers
+  rm -rf "$build" # a cached configure would keep flags from an older toolchain file
+  napi_headers="$(cd "$repo" && node -p "require('node-api-headers').include_dir")"
+  cmake -S "$repo" -B "$build" -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DCMAKE_BUILD_TYPE=Release \
+    -DMSB_PORTABLE=ON -DMSB_WERROR=ON -DCMAKE_JS_VERSION=prebuild -DCMAKE_JS_INC="$napi_headers" \
+    -DCMAKE_LIBRARY_OUTPUT_DIRECTORY="$build/Release" \
+    -Dyaml-cpp_DIR="$(config_dir "$MSB_DEPS_PREFIX" yaml-cpp)" \
+    -Dsimdjson_DIR="$(config_dir "$MSB_DEPS_PREFIX" simdjson)" >/dev/null
+  cmake --build "$build" -j "$jobs" --target mount_sandbox msb_launch
+  mkdir -p "$out"
+  "$triple-strip" --strip-unneeded -o "$out/mount_sandbox.node" "$build/Release/mount_sandbox.node"
+  "$triple-strip" --strip-unneeded -o "$out/msb-launch" "$build/Release/msb-launch"
+}
+
+arches=("$@")
+[ ${#arches[@]} -gt 0 ] || arches=(x64 arm64)
+mkdir -p "$cache"
+for arch in "${arches[@]}"; do
+  echo "prebuild: linux-$arch"
+  build_arch "$arch"
+done
+node "$repo/scripts/check-prebuilds.js" "${arches[@]}"
