@@ -8,6 +8,14 @@ const ROOT = path.join(__dirname, '..');
 
 // The declarations are checked in test/surface.test.js.
 
+test('a source build takes the Node-API headers from node-api-headers, never from a Node download', () => {
+  // cmake-js downloads Node's headers from nodejs.org unless the project declares itself a
+  // Node-API addon; offline machines and CI then cannot build. Asked of cmake-js itself.
+  const { BuildSystem } = require('cmake-js');
+  const build = new BuildSystem({ directory: ROOT, logLevel: 'silent' });
+  expect(build.options.isNodeApi).toBe(true);
+});
+
 test('ESM import and CommonJS require give the same classes', () => {
   const script = `
     import * as esm from 'mount-sandbox';
