@@ -40,6 +40,7 @@ export type EnforcementLayer =
   | 'user-namespace'
   | 'mount-namespace'
   | 'pid-namespace'
+  | 'ipc-namespace'
   | 'no-nested-user-namespaces'
   | 'private-proc'
   | 'no-capabilities'

@@ -105,12 +105,11 @@ Result<LandlockResult> apply_landlock(const ExecPolicy& policy, const std::vecto
     result.network = true;
   }
   if (result.abi >= 6) {
-    attr.scoped = kScopeSignal;
+    // Abstract sockets have no file for the rules above to govern, and the network switch is about
+    // reaching other hosts, not the host's own X11 or D-Bus: scoped in both modes.
+    attr.scoped = kScopeSignal | kScopeAbstractUnix;
     result.signal_scope = true;
-    if (!policy.network) {
-      attr.scoped |= kScopeAbstractUnix;
-      result.abstract_unix = true;
-    }
+    result.abstract_unix = true;
   }
   UniqueFd ruleset(static_cast<int>(
       ::syscall(SYS_landlock_create_ruleset, &attr, ruleset_attr_size(result.abi), 0)));

@@ -15,7 +15,7 @@ struct LandlockResult {
   int abi = 0;
   bool network = false;        // TCP bind/connect denied (ABI 4+, network off)
   bool signal_scope = false;   // signals only to processes inside the domain (ABI 6+)
-  bool abstract_unix = false;  // abstract unix sockets only inside the domain (ABI 6+, network off)
+  bool abstract_unix = false;  // abstract unix sockets only inside the domain (ABI 6+)
 };
 
 // Fails with unsupported when the kernel has no Landlock; io_error (sys_errno set) when the

@@ -167,6 +167,7 @@ bool enter_namespaces(const msb::ExecPolicy& policy, Layers& layers) {
       layers.apply("user-namespace");
       layers.apply("mount-namespace");
       layers.apply("pid-namespace");
+      layers.apply("ipc-namespace");
       // Nested user namespaces would hand the command capabilities again (netlink, nf_tables).
       if (msb::forbid_nested_user_namespaces())
         layers.apply("no-nested-user-namespaces");

@@ -158,7 +158,8 @@ bool needs_read_only_binds(const ExecPolicy& policy) noexcept {
 Status enter_namespaces() {
   const uid_t uid = ::geteuid();
   const gid_t gid = ::getegid();
-  if (::unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID) != 0) {
+  // IPC: System V objects and POSIX message queues are found by id or name, not through files.
+  if (::unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC) != 0) {
     return Error{Errc::unsupported, errno};
   }
   return map_own_ids(uid, gid);

@@ -13,7 +13,7 @@ namespace msb {
 // Landlock grants by hierarchy, so only the namespace layer can keep it read-only.
 bool needs_read_only_binds(const ExecPolicy& policy) noexcept;
 
-// Enters new user, mount and PID namespaces (the PID namespace applies to children forked
+// Enters new user, mount, PID and IPC namespaces (the PID namespace applies to children forked
 // afterwards), keeping our uid and gid. Fails with unsupported when the kernel refuses
 // (then nothing changed), io_error (sys_errno) when the id maps cannot be written.
 Status enter_namespaces();

@@ -11,7 +11,7 @@ const net = require('net');
 const os = require('os');
 const dgram = require('dgram');
 const path = require('path');
-const { spawn, spawnSync } = require('child_process');
+const { execFileSync, spawn, spawnSync } = require('child_process');
 const {
   createMountSandbox,
   SandboxError,
@@ -991,5 +991,45 @@ describe('[mount-namespace] what the second review found', () => {
     const settled = sizeOf(marker);
     await sleep(500);
     expect(sizeOf(marker)).toBe(settled);
+  });
+});
+
+describe('what the command can reach of the host besides files', () => {
+  // An abstract unix socket has no file for Landlock's file rules to govern: X11 and some D-Bus
+  // buses listen on one. Only the abstract-socket scope keeps a command out, network on or off.
+  needs('landlock-abstract-unix-scope')('[landlock-abstract-unix-scope] a host abstract unix socket refuses the command, with the network on too', async () => {
+    const server = countingServer();
+    await listen(server, `\0mount-sandbox-test-${process.pid}-${Date.now()}`);
+    try {
+      for (const network of [false, true]) {
+        const result = await run(sandbox, nodeScript(connectScript(server.address())), { ...NODE_OPTIONS, network });
+        expect(result.stdout).not.toContain('connected');
+        expect(result.exitCode).not.toBe(0);
+        expect(result.enforcement.layers).toContain('landlock-abstract-unix-scope');
+      }
+      await sleep(100);
+      expect(server.connections).toBe(0);
+    } finally {
+      await closeServer(server);
+    }
+  });
+
+  // System V IPC objects belong to an IPC namespace, not to the filesystem: without one of its
+  // own, the command reads and overwrites a same-user host segment by its id.
+  needsPerl('mount-namespace')('[ipc-namespace] a host System V shared memory segment cannot be read or written', async () => {
+    const create = 'use IPC::SysV qw(IPC_PRIVATE IPC_CREAT); my $id = shmget(IPC_PRIVATE, 64, IPC_CREAT | 0600) // die "shmget: $!"; ' +
+      'shmwrite($id, "host-secret", 0, 11) or die "shmwrite: $!"; print $id';
+    const id = execFileSync(PERL, ['-e', create], { encoding: 'utf8' }).trim();
+    try {
+      const attack = 'my ($id) = @ARGV; my $buf; if (shmread($id, $buf, 0, 11)) { print "read:$buf\\n" } ' +
+        'else { print "refused\\n" } print shmwrite($id, "overwritten", 0, 11) ? "wrote\\n" : "not written\\n"';
+      const result = await run(sandbox, [PERL, '-e', attack, id]);
+      expect(result.stdout).toBe('refused\nnot written\n');
+      expect(result.enforcement.layers).toContain('ipc-namespace');
+      const after = execFileSync(PERL, ['-e', 'my $b; shmread($ARGV[0], $b, 0, 11) or die; print $b', id], { encoding: 'utf8' });
+      expect(after).toBe('host-secret');
+    } finally {
+      execFileSync('ipcrm', ['-m', id]);
+    }
   });
 });
