@@ -1017,7 +1017,8 @@ describe('what the command can reach of the host besides files', () => {
   // System V IPC objects belong to an IPC namespace, not to the filesystem: without one of its
   // own, the command reads and overwrites a same-user host segment by its id.
   needsPerl('mount-namespace')('[ipc-namespace] a host System V shared memory segment cannot be read or written', async () => {
-    const create = 'use IPC::SysV qw(IPC_PRIVATE IPC_CREAT); my $id = shmget(IPC_PRIVATE, 64, IPC_CREAT | 0600) // die "shmget: $!"; ' +
+    // IPC_PRIVATE is 0 and IPC_CREAT 01000: IPC::SysV is not in perl-base (the Debian 11 root).
+    const create = 'my $id = shmget(0, 64, 01000 | 0600) // die "shmget: $!"; ' +
       'shmwrite($id, "host-secret", 0, 11) or die "shmwrite: $!"; print $id';
     const id = execFileSync(PERL, ['-e', create], { encoding: 'utf8' }).trim();
     try {
@@ -1031,5 +1032,41 @@ describe('what the command can reach of the host besides files', () => {
     } finally {
       execFileSync('ipcrm', ['-m', id]);
     }
+  });
+});
+
+describe('what the command can plant for later', () => {
+  // A set-id bit lives on disk: nosuid mounts only stop it working inside. As root (or as you,
+  // for your own uid), a command could leave a program that a later host user runs with its
+  // owner's privileges, so no call may set the bits at all.
+  needs('seccomp')('[seccomp] no call leaves a set-user-id or set-group-id file behind', async () => {
+    const script = `
+      const fs = require('fs');
+      const attempt = (name, f) => { try { f(); console.log(name + ': done'); } catch (e) { console.log(name + ': ' + e.code); } };
+      fs.writeFileSync('chmod-suid', 'x');
+      attempt('chmod', () => fs.chmodSync('chmod-suid', 0o4755));
+      fs.writeFileSync('chmod-sgid', 'x');
+      attempt('fchmod', () => { const fd = fs.openSync('chmod-sgid', 'r'); try { fs.fchmodSync(fd, 0o2755); } finally { fs.closeSync(fd); } });
+      attempt('create', () => fs.closeSync(fs.openSync('created', 'wx', 0o6755)));
+      fs.writeFileSync('plain', 'x');
+      attempt('plain chmod', () => fs.chmodSync('plain', 0o700));`;
+    const result = await run(sandbox, nodeScript(script), NODE_OPTIONS);
+    const shell = await run(sandbox, ['sh', '-c', 'echo x > by-sh; chmod u+s,g+s by-sh']);
+    expect(result.stdout).toBe('chmod: EPERM\nfchmod: EPERM\ncreate: EPERM\nplain chmod: done\n');
+    expect(shell.exitCode).not.toBe(0);
+    for (const name of ['chmod-suid', 'chmod-sgid', 'created', 'by-sh']) {
+      const file = path.join(root, name);
+      if (fs.existsSync(file)) expect(fs.statSync(file).mode & 0o6000).toBe(0);
+    }
+    expect(fs.statSync(path.join(root, 'plain')).mode & 0o777).toBe(0o700);
+    expect(fs.existsSync(path.join(root, 'created'))).toBe(false);
+  });
+
+  needsPerl('seccomp')('[seccomp] perl sysopen with a set-id mode and perl chmod are refused too', async () => {
+    const script = 'use Fcntl; my $ok = sysopen(my $f, "p-created", O_CREAT | O_WRONLY, 04755); print $ok ? "created\\n" : "refused: $!\\n"; ' +
+      'open(my $g, ">", "p-plain") or die; close $g; print chmod(02755, "p-plain") ? "chmod\\n" : "chmod refused\\n"';
+    const result = await run(sandbox, [PERL, '-e', script]);
+    expect(result.stdout).toBe('refused: Operation not permitted\nchmod refused\n');
+    expect(fs.statSync(path.join(root, 'p-plain')).mode & 0o6000).toBe(0);
   });
 });
