@@ -187,25 +187,8 @@ export interface ResolvedMountConfig<Root extends string | null = string> {
  * which has only mounts; `string | null` where either is possible (a config with `root: null`,
  * program config files, sandboxForWorker).
  */
-export declare class MountSandbox<Root extends string | null = string> implements FileOperations {
+export declare class MountSandbox<Root extends string | null = string> {
   private constructor();
-  /** Read a file as UTF-8 (invalid sequences become U+FFFD); with a range, that part of it. */
-  read(path: string, range?: ReadRange): Promise<string>;
-  readBinary(path: string, range?: ReadRange): Promise<Uint8Array>;
-  /** Atomically replace the file (temp file + rename), creating parent directories. */
-  write(path: string, content: string): Promise<void>;
-  /** Any ArrayBuffer view is accepted; one over a SharedArrayBuffer is copied before the call. */
-  writeBinary(path: string, content: Uint8Array): Promise<void>;
-  /** Delete a file or symlink (never a directory, never a symlink's target). */
-  delete(path: string): Promise<void>;
-  /** False only when nothing is there; invalid or escaping paths reject. */
-  exists(path: string): Promise<boolean>;
-  /** Entry names, sorted; mount points appear in the directories that hold them. */
-  list(path: string): Promise<string[]>;
-  stat(path: string): Promise<FileStat>;
-  /** The host path a virtual path maps to, computed lexically (for display and git tools). */
-  resolve(path: string): string;
-  isValidPath(path: string): boolean;
   canWrite(path: string): boolean;
   /** The error a write or delete would get from the sandbox's rules, or null. */
   checkChange(path: string, operation: 'write' | 'delete'): SandboxError | null;
@@ -241,6 +224,8 @@ export declare class MountSandbox<Root extends string | null = string> implement
   /** Readable top-level virtual paths, for guiding a model after an outside-the-sandbox refusal. */
   readablePaths(): string[];
 }
+// The file operations, declared once in FileOperations, merged into the class.
+export interface MountSandbox<Root extends string | null = string> extends FileOperations {}
 
 export interface ProgramSandboxConfig extends MountRules {
   layout: 'mounts' | 'sandboxed' | 'direct';
