@@ -470,13 +470,15 @@ const char* access_name(msb::PathAccess access) {
     case msb::PathAccess::write_keep: return "writeKeep";
     case msb::PathAccess::protect: return "protect";
     case msb::PathAccess::device: return "device";
+    case msb::PathAccess::pin: return "pin";
   }
   return "protect";
 }
 
 }  // namespace
 
-// [{ path, access, id: "dev:ino" }] for the exec launcher's policy (lib/exec.js).
+// [{ path, access, id: "dev:ino", target? }] (target: the virtual path a mount appears at) for the
+// exec launcher's policy (lib/exec.js).
 Napi::Value SandboxWrap::ExecPaths(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto paths = core_->exec_paths();
@@ -503,6 +505,7 @@ Napi::Value SandboxWrap::ExecPaths(const Napi::CallbackInfo& info) {
     if (p.id) {
       entry.Set("id", std::to_string(p.id->dev) + ":" + std::to_string(p.id->ino));
     }
+    if (!p.target.empty()) entry.Set("target", text_value(env, p.target));
     out.Set(n++, entry);
   }
   return out;

@@ -32,6 +32,8 @@ export interface ExecPath {
   path: string;
   access: string;
   id?: string;
+  /** The virtual path a mount appears at (absent for hidden mounts). */
+  target?: string;
 }
 
 export declare class NativeSandbox {

@@ -19,21 +19,31 @@ const DEFAULT_MAX_OUTPUT_BYTES = 50 * 1024;
 const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
 const DEFAULT_PATH = '/usr/local/bin:/usr/bin:/bin';
 
-// Read and execute: what programs need to start. /etc only in part: it also holds secrets.
-const SYSTEM_PATHS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/proc'];
+// What every command sees of the host, read-only, at the same paths: programs and libraries, and
+// of /etc only what a shell, git, node, python and a compiler were measured to read (strace), so
+// not /etc/ssl/private, shadow or the host's other configuration.
+const SYSTEM_PATHS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
 const ETC_ENTRIES = [
-  'alternatives', 'bash.bashrc', 'ca-certificates', 'ca-certificates.conf', 'debian_version',
-  'gai.conf', 'group', 'host.conf', 'hostname', 'hosts', 'inputrc', 'ld.so.cache', 'ld.so.conf',
-  'ld.so.conf.d', 'locale.alias', 'localtime', 'magic', 'mime.types', 'nsswitch.conf',
-  'os-release', 'passwd', 'profile', 'protocols', 'resolv.conf', 'services', 'ssl', 'terminfo',
-  'timezone',
-].map((name) => `/etc/${name}`);
+  'alternatives', 'bash.bashrc', 'debian_version', 'gitconfig', 'group', 'hosts', 'inputrc',
+  'ld.so.cache', 'localtime', 'magic', 'mime.types', 'nsswitch.conf', 'os-release', 'passwd',
+  'profile', 'protocols', 'services', 'ssl/certs', 'ssl/openssl.cnf', 'terminfo', 'timezone',
+];
+// Name resolution, needed only with the network on.
+const ETC_NETWORK_ENTRIES = ['gai.conf', 'host.conf', 'resolv.conf'];
 const DEVICES = ['/dev/null', '/dev/zero', '/dev/full', '/dev/random', '/dev/urandom'];
+const DEFAULT_WORKSPACE = '/workspace';
+// Where the view keeps its own things: a workspace or a host path placed there would clash.
+const RESERVED_PLACES = ['/dev', '/proc', '/tmp', '/etc', ...SYSTEM_PATHS];
+// A PID namespace's pid_max cannot be set below 301 (the kernel reserves the first 300).
+const MIN_PROCESSES = 300;
+const DEFAULT_PROCESSES = 512;
+const MAX_PROCESSES = 4_194_304;
 
 const OPTIONS = [
   'cwd', 'env', 'stdin', 'timeoutMs', 'maxOutputBytes', 'network', 'namespaces',
-  'allowWeakerEnforcement', 'hostReadPaths',
+  'allowWeakerEnforcement', 'hostReadPaths', 'workspace', 'limits',
 ];
+const LIMITS = ['processes', 'memoryBytes', 'cpuSeconds'];
 const NAMESPACE_MODES = ['require', 'prefer', 'off'];
 
 function boundedInteger(value, name, fallback, max) {
@@ -93,6 +103,51 @@ function checkHostPaths(paths) {
   return paths.map((p) => path.resolve(p));
 }
 
+const within = (inner, outer) => outer === '/' || inner === outer || inner.startsWith(`${outer}/`);
+
+function checkWorkspace(workspace) {
+  if (workspace === undefined) return DEFAULT_WORKSPACE;
+  if (typeof workspace !== 'string' || !path.posix.isAbsolute(workspace) || workspace.includes('\0') ||
+      !workspace.isWellFormed() || path.posix.normalize(workspace) !== workspace || workspace.endsWith('/')) {
+    throw new TypeError('expected a normalized absolute path for workspace, like "/workspace"');
+  }
+  const clash = RESERVED_PLACES.find((p) => within(workspace, p) || within(p, workspace));
+  if (clash !== undefined) {
+    throw new TypeError(`workspace ${workspace} overlaps ${clash}, which the command's root keeps for itself; use a path like /workspace`);
+  }
+  return workspace;
+}
+
+// Host paths placed read-only at their own path: never inside the workspace or over /proc or /dev.
+function checkHostPlaces(hostReadPaths, workspace) {
+  hostReadPaths.forEach((p, i) => {
+    const clash = [workspace, '/proc', '/dev'].find((place) => within(p, place) || within(place, p));
+    if (clash !== undefined) {
+      throw new TypeError(`hostReadPaths[${i}] overlaps ${clash} in the command's root; pass a directory outside it`);
+    }
+  });
+}
+
+function checkLimits(limits) {
+  if (limits === undefined) return { processes: DEFAULT_PROCESSES };
+  if (limits === null || typeof limits !== 'object' || Array.isArray(limits)) {
+    throw new TypeError('expected an object for limits, like { processes: 256, memoryBytes: 2 ** 31, cpuSeconds: 60 }');
+  }
+  for (const key of Object.keys(limits)) {
+    if (!LIMITS.includes(key)) throw new TypeError(`unknown limit "${key}" (allowed: ${LIMITS.join(', ')})`);
+  }
+  const out = { processes: DEFAULT_PROCESSES };
+  if (limits.processes !== undefined) {
+    if (!Number.isSafeInteger(limits.processes) || limits.processes < MIN_PROCESSES || limits.processes > MAX_PROCESSES) {
+      throw new RangeError(`expected an integer from ${MIN_PROCESSES} (the kernel's floor) to ${MAX_PROCESSES} for limits.processes, got ${String(limits.processes)}`);
+    }
+    out.processes = limits.processes;
+  }
+  if (limits.memoryBytes !== undefined) out.memoryBytes = boundedInteger(limits.memoryBytes, 'limits.memoryBytes', 0, Number.MAX_SAFE_INTEGER);
+  if (limits.cpuSeconds !== undefined) out.cpuSeconds = boundedInteger(limits.cpuSeconds, 'limits.cpuSeconds', 0, 2 ** 30);
+  return out;
+}
+
 function checkStdin(stdin) {
   if (stdin === undefined || typeof stdin === 'string' || stdin instanceof Uint8Array) return;
   throw new TypeError('expected a string or Uint8Array for stdin');
@@ -116,6 +171,9 @@ function parseOptions(given) {
     throw new TypeError(`expected a virtual path string for cwd, got ${typeof options.cwd}`);
   }
   checkStdin(options.stdin);
+  const workspace = checkWorkspace(options.workspace);
+  const hostReadPaths = checkHostPaths(options.hostReadPaths);
+  checkHostPlaces(hostReadPaths, workspace);
   return {
     cwd: options.cwd ?? '/',
     timeoutMs: boundedInteger(options.timeoutMs, 'timeoutMs', DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS),
@@ -123,14 +181,20 @@ function parseOptions(given) {
     network: booleanOption(options.network, 'network'),
     allowWeaker: booleanOption(options.allowWeakerEnforcement, 'allowWeakerEnforcement'),
     namespaces,
-    hostReadPaths: checkHostPaths(options.hostReadPaths),
+    hostReadPaths,
+    workspace,
+    limits: checkLimits(options.limits),
     env: checkEnv(options.env),
     stdin: options.stdin,
   };
 }
 
-// The working directory: a directory of the sandbox, checked through it (symlink rules and all).
-async function hostCwd(sandbox, cwd) {
+// Where a virtual path appears in the command's root.
+const viewPath = (workspace, virtual) => (virtual === '/' ? workspace : `${workspace}${virtual}`);
+
+// The working directory: a directory of the sandbox, checked through it (symlink rules and all),
+// with the host directory and its identity, which the launcher checks again before entering it.
+async function workingDirectory(sandbox, cwd, workspace) {
   const info = await sandbox.stat(cwd);
   if (!info.isDirectory) throw new ExecError(`cwd must be a directory: ${cwd}`, cwd, 'cwd');
   const host = sandbox.resolve(cwd);
@@ -139,33 +203,60 @@ async function hostCwd(sandbox, cwd) {
       `cwd ${cwd} is not inside a mount; use one of: ${sandbox.readablePaths().join(', ')}`, cwd, 'cwd',
     );
   }
-  return host;
+  const id = await fs.promises.stat(host, { bigint: true });
+  return { virtual: path.posix.resolve('/', cwd), view: viewPath(workspace, path.posix.resolve('/', cwd)), host, id: `${id.dev}:${id.ino}` };
 }
 
-const readable = (p) => ({ path: p, access: 'read' });
+// A mount whose target directory is missing where it would appear is created there, as Docker
+// does, but only where the enclosing source is writable: said here, with the virtual paths.
+function checkMountTargets(sandboxPaths) {
+  const placed = sandboxPaths.filter((e) => e.target !== undefined);
+  for (const mount of placed) {
+    if (mount.target === '/') continue;
+    const outer = placed
+      .filter((e) => e !== mount && e.target !== mount.target && within(mount.target, e.target))
+      .sort((a, b) => b.target.length - a.target.length)[0];
+    if (!outer || outer.access !== 'read') continue;
+    const rel = outer.target === '/' ? mount.target : mount.target.slice(outer.target.length);
+    if (!fs.existsSync(path.join(outer.path, rel))) {
+      throw new ExecError(
+        `mount target ${mount.target} does not exist in ${outer.target}, which is read-only, so the command cannot see the mount there: create the directory ${mount.target} or choose a target that exists`,
+        mount.target, 'mount-target',
+      );
+    }
+  }
+}
 
-// What every command may read to start at all.
-function systemPaths() {
-  return [...SYSTEM_PATHS, ...ETC_ENTRIES].map(readable);
+const readable = (p) => ({ path: p, access: 'read', target: p });
+
+// What every command may read to start at all, at the same paths as on the host.
+function systemPaths(network) {
+  const etc = [...ETC_ENTRIES, ...(network ? ETC_NETWORK_ENTRIES : [])].map((name) => `/etc/${name}`);
+  return [...SYSTEM_PATHS, ...etc].map(readable);
 }
 
 function launchPolicy(sandboxPaths, protectedPaths, opts, argv, cwd, tmp) {
-  const env = { PATH: DEFAULT_PATH, HOME: tmp, TMPDIR: tmp, LANG: 'C.UTF-8', ...opts.env };
+  const env = { PATH: DEFAULT_PATH, HOME: '/tmp', TMPDIR: '/tmp', LANG: 'C.UTF-8', ...opts.env };
   return {
     argv,
     env: Object.entries(env).map(([k, v]) => `${k}=${v}`),
-    cwd,
+    cwd: cwd.view,
+    hostCwd: cwd.host,
+    cwdId: cwd.id,
     paths: [
-      ...systemPaths(),
+      ...systemPaths(opts.network),
+      // Read by commands where the launcher cannot build their root (namespaces off).
+      { path: '/proc', access: 'read' },
       ...opts.hostReadPaths.map(readable),
-      ...DEVICES.map((p) => ({ path: p, access: 'device' })),
-      { path: tmp, access: 'write' },
-      ...sandboxPaths,
+      ...DEVICES.map((p) => ({ path: p, access: 'device', target: p })),
+      { path: tmp, access: 'write', target: '/tmp' },
+      ...sandboxPaths.map((e) => (e.target === undefined ? e : { ...e, target: viewPath(opts.workspace, e.target) })),
       ...protectedPaths.map((p) => ({ path: p, access: 'protect' })),
     ],
     network: opts.network,
     namespaces: opts.namespaces,
     allowWeaker: opts.allowWeaker,
+    limits: opts.limits,
   };
 }
 
@@ -237,6 +328,12 @@ function launchError(stage, errno, cwd) {
   }
   const reason = errno ? ` (${errnoName(errno)})` : '';
   if (stage === 'cwd') return new ExecError(`cannot enter the working directory ${cwd}${reason}`, cwd, stage);
+  if (stage === 'cwd-changed') {
+    return new ExecError(`the working directory ${cwd} was replaced while the command was starting; refusing to run`, cwd, stage);
+  }
+  if (stage === 'root') {
+    return new ExecError(`cannot build the command's root${reason}: a mount's target could not be made or a source changed; refusing to run`, undefined, stage);
+  }
   if (stage === 'path-changed') {
     return new ExecError('a mount source of this sandbox was replaced on disk since the sandbox was made; refusing to run', undefined, stage);
   }
@@ -291,27 +388,34 @@ const PERMISSION_PATTERN = /Permission denied|Operation not permitted|Read-only 
 const NETWORK_PATTERN =
   /Network is unreachable|\bENETUNREACH\b|\bEAI_AGAIN\b|name resolution|Could not resolve|Name or service not known|getaddrinfo|\b(?:connect|socket|bind|listen|send|sendto)(?:\(\))?:? (?:Permission denied|EACCES)\b/i;
 
-// Writable virtual paths, each with where the command sees it relative to its directory.
-function writableNote(sandbox, hostCwdPath) {
-  const places = sandbox.writablePaths().map((p) => {
-    const host = sandbox.resolve(p);
-    if (typeof host !== 'string') return p;
-    const rel = path.relative(hostCwdPath, host) || '.';
-    return `${p} (${rel.startsWith('..') ? rel : `./${rel}`.replace(/^\.\/\.$/, '.')} from the working directory)`;
-  });
-  if (places.length === 0) {
-    return 'Note: this command runs in a read-only sandbox: it can read only the sandbox and system directories, and write only to its temporary directory ($TMPDIR).';
-  }
-  return `Note: this command runs in a sandbox: it can read only the sandbox and system directories, and write only to ${places.join(', ')} and its temporary directory ($TMPDIR).`;
+// Where the command finds a virtual path: in its root (`view`), or on the host where the launcher
+// could not build one (namespaces off); with the way there from its working directory.
+function shownPath(sandbox, virtual, cwd, view) {
+  const shown = view ? viewPath(view.workspace, virtual) : sandbox.resolve(virtual);
+  if (typeof shown !== 'string') return virtual;
+  const from = view ? view.cwd : cwd.host;
+  const rel = path.relative(from, shown) || '.';
+  const way = rel.startsWith('..') ? rel : `./${rel}`.replace(/^\.\/\.$/, '.');
+  return view ? `${shown} (${way} from the working directory)` : `${virtual} (${way} from the working directory)`;
 }
 
-function guidingNotes(result, sandbox, hostCwdPath, network) {
+function writableNote(sandbox, cwd, view) {
+  const places = sandbox.writablePaths().map((p) => shownPath(sandbox, p, cwd, view));
+  const where = view ? `the sandbox is at ${view.workspace}, ` : '';
+  const tmp = view ? '/tmp' : 'its temporary directory ($TMPDIR)';
+  if (places.length === 0) {
+    return `Note: this command runs in a read-only sandbox: ${where}it can read only the sandbox and system directories, and write only to ${tmp}.`;
+  }
+  return `Note: this command runs in a sandbox: ${where}it can read only the sandbox and system directories, and write only to ${places.join(', ')} and ${tmp}.`;
+}
+
+function guidingNotes(result, sandbox, cwd, view, network) {
   if (result.exitCode === 0) return result.stderr;
   const notes = [];
   if (!network && NETWORK_PATTERN.test(result.stderr)) notes.push('Note: Network access is disabled for this worker.');
   // A refused connect says "Permission denied" too: that line is the network note's.
   const otherLines = result.stderr.split('\n').filter((line) => network || !NETWORK_PATTERN.test(line));
-  if (otherLines.some((line) => PERMISSION_PATTERN.test(line))) notes.push(writableNote(sandbox, hostCwdPath));
+  if (otherLines.some((line) => PERMISSION_PATTERN.test(line))) notes.push(writableNote(sandbox, cwd, view));
   return notes.length === 0 ? result.stderr : `${result.stderr.replace(/\n$/, '')}\n\n${notes.join('\n')}\n`;
 }
 
@@ -378,13 +482,23 @@ function run(policy, opts) {
   });
 }
 
+// The limits in force: each only when its layer was applied.
+function enforcedLimits(limits, layers) {
+  return {
+    processes: layers.includes('process-limit') ? limits.processes : null,
+    memoryBytes: layers.includes('memory-limit') ? limits.memoryBytes : null,
+    cpuSeconds: layers.includes('cpu-limit') ? limits.cpuSeconds : null,
+  };
+}
+
 // `handle` is the sandbox's native object (for its pinned mount sources).
 async function exec(sandbox, handle, givenArgv, options = {}) {
   const argv = Array.isArray(givenArgv) ? plainData(givenArgv, typeError, 'argv') : givenArgv;
   checkArgv(argv);
   const opts = parseOptions(options);
-  const cwd = await hostCwd(sandbox, opts.cwd);
+  const cwd = await workingDirectory(sandbox, opts.cwd, opts.workspace);
   const sandboxPaths = handle.execPaths();
+  checkMountTargets(sandboxPaths);
   const tmp = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'mount-sandbox-exec-'));
   let enforced = null;
   try {
@@ -398,13 +512,15 @@ async function exec(sandbox, handle, givenArgv, options = {}) {
       if (ran.timedOut) throw new ExecError('the exec launcher did not start in time', undefined, 'start');
       throw new ExecError('the exec launcher ended without confining the command', undefined, 'start');
     }
+    const view = status.ok.layers.includes('private-root') ? { workspace: opts.workspace, cwd: cwd.view } : null;
     const result = {
       stdout: ran.stdout.text(),
       stderr: ran.stderr.text(),
       ...outcome(status, ran.code, ran.signal),
       truncated: ran.stdout.truncated || ran.stderr.truncated,
       timedOut: ran.timedOut,
-      enforcement: status.ok,
+      view,
+      enforcement: { ...status.ok, limits: enforcedLimits(opts.limits, status.ok.layers) },
     };
     if (status.execErrno !== null) {
       const notFound = status.execErrno === os.constants.errno.ENOENT;
@@ -416,7 +532,7 @@ async function exec(sandbox, handle, givenArgv, options = {}) {
       result.signal = 'SIGKILL';
       result.stderr += `\nCommand timed out after ${opts.timeoutMs} ms; its processes were killed.`;
     }
-    result.stderr = guidingNotes(result, sandbox, cwd, opts.network);
+    result.stderr = guidingNotes(result, sandbox, cwd, view, opts.network);
     return result;
   } finally {
     await removeTempDir(tmp, enforced);
@@ -434,8 +550,8 @@ async function removeTempDir(tmp, enforced) {
     argv: ['/bin/rm', '-rf', '--', tmp],
     env: [`PATH=${DEFAULT_PATH}`],
     cwd: '/',
-    paths: [...systemPaths(), readable(path.dirname(tmp)), { path: tmp, access: 'write' }],
-    namespaces: 'prefer',
+    paths: [...systemPaths(false), readable(path.dirname(tmp)), { path: tmp, access: 'write' }],
+    namespaces: 'off', // on the host's paths, as it names them
     allowWeaker: true,
   };
   await run(policy, { timeoutMs: MAX_TIMEOUT_MS, maxOutputBytes: 1024 }).catch(() => {});

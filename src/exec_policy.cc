@@ -50,6 +50,7 @@ std::optional<PathAccess> access_named(std::string_view name) {
   if (name == "writeKeep") return PathAccess::write_keep;
   if (name == "protect") return PathAccess::protect;
   if (name == "device") return PathAccess::device;
+  if (name == "pin") return PathAccess::pin;
   return std::nullopt;
 }
 
@@ -86,6 +87,8 @@ std::optional<ExecPath> exec_path_of(od::value value) {
     } else if (key == "path" && !has_path && absolute_path(*text)) {
       out.path = std::move(*text);
       has_path = true;
+    } else if (key == "target" && out.target.empty() && absolute_path(*text)) {
+      out.target = std::move(*text);
     } else if (key == "access" && !has_access && access_named(*text)) {
       out.access = *access_named(*text);
       has_access = true;
@@ -95,6 +98,34 @@ std::optional<ExecPath> exec_path_of(od::value value) {
   }
   if (!has_path || !has_access) return std::nullopt;
   return out;
+}
+
+bool unsigned_of(od::value value, std::uint64_t max, std::uint64_t& out) {
+  std::uint64_t n = 0;
+  if (value.get_uint64().get(n) != simdjson::SUCCESS || n > max) return false;
+  out = n;
+  return true;
+}
+
+bool apply_limits(ExecLimits& limits, od::value value) {
+  od::object object;
+  if (value.get_object().get(object) != simdjson::SUCCESS) return false;
+  for (auto field : object) {
+    std::string_view key;
+    od::value item;
+    std::uint64_t n = 0;
+    if (field.unescaped_key().get(key) || field.value().get(item)) return false;
+    if (key == "processes" && unsigned_of(item, 1U << 22, n)) {
+      limits.processes = static_cast<unsigned>(n);
+    } else if (key == "memoryBytes" && unsigned_of(item, UINT64_MAX, n)) {
+      limits.memory_bytes = n;
+    } else if (key == "cpuSeconds" && unsigned_of(item, 1U << 30, n)) {
+      limits.cpu_seconds = static_cast<unsigned>(n);
+    } else {
+      return false;
+    }
+  }
+  return true;
 }
 
 std::optional<NamespaceMode> namespace_mode_named(std::string_view name) {
@@ -121,12 +152,18 @@ bool apply_field(ExecPolicy& policy, std::string_view key, od::value value) {
     policy.env = std::move(*env);
     return true;
   }
-  if (key == "cwd") {
+  if (key == "cwd" || key == "hostCwd") {
     auto cwd = string_of(value);
     if (!cwd || !absolute_path(*cwd)) return false;
-    policy.cwd = std::move(*cwd);
+    (key == "cwd" ? policy.cwd : policy.host_cwd) = std::move(*cwd);
     return true;
   }
+  if (key == "cwdId") {
+    auto text = string_of(value);
+    policy.cwd_id = text ? file_id_named(*text) : std::nullopt;
+    return policy.cwd_id.has_value();
+  }
+  if (key == "limits") return apply_limits(policy.limits, value);
   if (key == "paths") {
     od::array array;
     if (value.get_array().get(array)) return false;
@@ -178,6 +215,7 @@ Result<ExecPolicy> parse_exec_policy(std::string_view json) {
   const char* trailing = nullptr;
   if (doc.current_location().get(trailing) == simdjson::SUCCESS) return Errc::invalid_config;
   if (policy.argv.empty() || policy.cwd.empty()) return Errc::invalid_config;
+  if (policy.host_cwd.empty()) policy.host_cwd = policy.cwd;
   return policy;
 }
 
@@ -210,6 +248,7 @@ int restriction_rank(PathAccess access) {
     case PathAccess::write_keep: return 2;
     case PathAccess::write: return 3;
     case PathAccess::device: return 4;
+    case PathAccess::pin: return 5;
   }
   return 0;
 }
@@ -224,13 +263,15 @@ PathAccess merged_access(PathAccess a, PathAccess b) {
 
 }  // namespace
 
-void merge_duplicate_paths(ExecPolicy& policy) {
+void merge_duplicate_paths(ExecPolicy& policy, bool by_target) {
   std::vector<ExecPath> merged;
   for (ExecPath& entry : policy.paths) {
     ExecPath* same = nullptr;
     for (ExecPath& kept : merged) {
-      const bool devices = kept.access == PathAccess::device || entry.access == PathAccess::device;
-      if (kept.path == entry.path && !devices) same = &kept;
+      const bool apart = kept.access == PathAccess::device || entry.access == PathAccess::device ||
+                         kept.access == PathAccess::pin || entry.access == PathAccess::pin ||
+                         (by_target && kept.target != entry.target);
+      if (kept.path == entry.path && !apart) same = &kept;
     }
     if (same == nullptr) {
       merged.push_back(std::move(entry));

@@ -2,6 +2,7 @@
 // sent to the launcher as JSON and applied there before exec.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,6 +20,7 @@ enum class PathAccess : std::uint8_t {
   write_keep,  // write, but not remove (a mount whose deletes are blocked)
   protect,     // no access granted; made read-only where it lies inside a writable path
   device,      // a character device opened for reading and writing (/dev/null)
+  pin,         // a directory inside a writable path, bound onto itself so it cannot be renamed
 };
 
 struct ExecPath {
@@ -27,6 +29,18 @@ struct ExecPath {
   // The inode the sandbox pinned for a mount source: the launcher refuses to run when the path
   // now names another one (a component swapped for a symlink since the sandbox was made).
   std::optional<FileId> id;
+  // Where the path appears in the command's root (an absolute path there). Empty: it appears only
+  // where it lies inside another path that has a target (protect and pin entries).
+  std::string target;
+  // Set by the launcher (note_system_links), never sent: the symlink to recreate at `target`.
+  std::string link;
+};
+
+// What one command may consume; 0 leaves a resource unlimited.
+struct ExecLimits {
+  unsigned processes = 0;          // processes and threads together
+  std::uint64_t memory_bytes = 0;  // data segment of each process (RLIMIT_DATA)
+  unsigned cpu_seconds = 0;        // CPU time of each process (RLIMIT_CPU)
 };
 
 enum class NamespaceMode : std::uint8_t {
@@ -38,8 +52,11 @@ enum class NamespaceMode : std::uint8_t {
 struct ExecPolicy {
   std::vector<std::string> argv;  // argv[0] is looked up in the PATH of `env` when it has no '/'
   std::vector<std::string> env;   // "NAME=value", the command's whole environment
-  std::string cwd;                // absolute host path
+  std::string cwd;                // absolute path in the command's root
+  std::string host_cwd;           // the same directory on the host, for a launch without the root
+  std::optional<FileId> cwd_id;   // the directory both must name
   std::vector<ExecPath> paths;
+  ExecLimits limits;
   bool network = false;
   NamespaceMode namespaces = NamespaceMode::prefer;
   // Run even when a required layer is missing (the launcher still reports what it applied).
@@ -55,10 +72,12 @@ Result<ExecPolicy> parse_exec_policy(std::string_view json);
 // does not exist is io_error with sys_errno ENOENT.
 Status canonicalize_paths(ExecPolicy& policy);
 
-// One entry per path, with the most restrictive access given to it (read-only wins, as in the
-// file API): a directory mounted both read-only and writable must not be bound writable, nor
-// have Landlock rights added up. Devices are left as they are. Run after canonicalize_paths.
-void merge_duplicate_paths(ExecPolicy& policy);
+// One entry per path (per path and target when `by_target`), with the most restrictive access
+// given to it (read-only wins, as in the file API): a directory mounted both read-only and
+// writable must not be bound writable, nor have Landlock rights added up. In a built root each
+// target is its own mount with its own flags, so only entries with equal targets merge there.
+// Devices are left as they are. Run after canonicalize_paths.
+void merge_duplicate_paths(ExecPolicy& policy, bool by_target);
 
 // Opens every path of the policy as an O_PATH descriptor (same order; an invalid descriptor
 // for a system path that does not exist here). Fails with symlink_escape when a path with an

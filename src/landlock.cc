@@ -63,7 +63,8 @@ std::uint64_t rights_for(PathAccess access, std::uint64_t handled) {
     case PathAccess::write: return write;
     case PathAccess::write_keep: return write & ~(kRemoveDir | kRemoveFile);
     case PathAccess::device: return handled & (kReadFile | kWriteFile | kTruncate | kIoctlDev);
-    case PathAccess::protect: return 0;
+    case PathAccess::protect:
+    case PathAccess::pin: return 0;
   }
   return 0;
 }
@@ -95,12 +96,13 @@ int landlock_abi() noexcept {
   return abi < 0 ? 0 : static_cast<int>(abi);
 }
 
-Result<LandlockResult> apply_landlock(const ExecPolicy& policy, const std::vector<UniqueFd>& fds) {
+Result<LandlockResult> apply_landlock(const ExecPolicy& policy, const std::vector<UniqueFd>& fds,
+                                      bool restrict_tcp) {
   LandlockResult result;
   result.abi = landlock_abi();
   if (result.abi < 1) return Errc::unsupported;
   RulesetAttr attr{handled_fs_rights(result.abi), 0, 0};
-  if (!policy.network && result.abi >= 4) {
+  if (restrict_tcp && result.abi >= 4) {
     attr.handled_access_net = kBindTcp | kConnectTcp;
     result.network = true;
   }

@@ -13,6 +13,8 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "command_root.h"
 #include "exec_policy.h"
 #include "landlock.h"
 #include "namespace_layer.h"
@@ -120,8 +123,20 @@ int exec_searching_path(const msb::ExecPolicy& policy) {
   }
 }
 
-[[noreturn]] void exec_command(const msb::ExecPolicy& policy) {
-  if (::chdir(policy.cwd.c_str()) != 0) fail("cwd", errno);
+// The working directory, opened now and entered later by descriptor: a command running
+// concurrently may swap a directory on the way for a symlink, and a name would follow it.
+msb::UniqueFd open_cwd(const std::string& path, const msb::ExecPolicy& policy) {
+  msb::UniqueFd fd(::open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!fd.valid()) fail("cwd", errno);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) fail("cwd", errno);
+  if (policy.cwd_id && !(*policy.cwd_id == msb::FileId{st.st_dev, st.st_ino}))
+    fail("cwd-changed", 0);
+  return fd;
+}
+
+[[noreturn]] void exec_command(const msb::ExecPolicy& policy, const msb::UniqueFd& cwd) {
+  if (::fchdir(cwd.get()) != 0) fail("cwd", errno);
   if (msb::Status dropped = msb::drop_capabilities(); !dropped)
     fail("capabilities", dropped.error().sys_errno);
   int err = exec_searching_path(policy);
@@ -159,21 +174,32 @@ bool namespaces_indispensable(const msb::ExecPolicy& policy) {
   return msb::needs_read_only_binds(policy) || ::geteuid() == 0;
 }
 
-bool enter_namespaces(const msb::ExecPolicy& policy, Layers& layers) {
+// What the namespace layer gave: nothing (`entered` false), or namespaces with or without a
+// network namespace of the command's own.
+struct Namespaces {
+  bool entered = false;
+  bool network = false;
+};
+
+Namespaces enter_namespaces(const msb::ExecPolicy& policy, Layers& layers) {
   int err = 0;
   if (policy.namespaces != msb::NamespaceMode::off) {
-    msb::Status entered = msb::enter_namespaces();
+    auto entered = msb::enter_namespaces(!policy.network);
     if (entered) {
       layers.apply("user-namespace");
       layers.apply("mount-namespace");
       layers.apply("pid-namespace");
       layers.apply("ipc-namespace");
+      if (entered.value().network)
+        layers.apply("network-namespace");
+      else if (!policy.network)
+        layers.miss("network-namespace");
       // Nested user namespaces would hand the command capabilities again (netlink, nf_tables).
       if (msb::forbid_nested_user_namespaces())
         layers.apply("no-nested-user-namespaces");
       else
         layers.miss("no-nested-user-namespaces");
-      return true;
+      return {true, entered.value().network};
     }
     if (entered.error().code != msb::Errc::unsupported)
       fail("namespaces", entered.error().sys_errno);
@@ -186,12 +212,16 @@ bool enter_namespaces(const msb::ExecPolicy& policy, Layers& layers) {
     if (policy.namespaces == msb::NamespaceMode::require) fail("namespaces-unavailable", err);
   }
   layers.miss("namespaces");
-  return false;
+  return {};
 }
 
 // A policy path that cannot be opened, or now names another inode than the sandbox pinned.
+[[noreturn]] void fail_path_or(const msb::Error& e, std::string_view stage) {
+  fail(e.code == msb::Errc::symlink_escape ? "path-changed" : stage, e.sys_errno);
+}
+
 [[noreturn]] void fail_path(const msb::Error& e) {
-  fail(e.code == msb::Errc::symlink_escape ? "path-changed" : "path", e.sys_errno);
+  fail_path_or(e, "path");
 }
 
 std::vector<msb::UniqueFd> open_paths(const msb::ExecPolicy& policy) {
@@ -201,8 +231,8 @@ std::vector<msb::UniqueFd> open_paths(const msb::ExecPolicy& policy) {
 }
 
 void apply_landlock(const msb::ExecPolicy& policy, const std::vector<msb::UniqueFd>& fds,
-                    Layers& layers) {
-  auto landlock = msb::apply_landlock(policy, fds);
+                    bool own_network, Layers& layers) {
+  auto landlock = msb::apply_landlock(policy, fds, !policy.network && !own_network);
   if (!landlock) {
     if (landlock.error().code != msb::Errc::unsupported)
       fail("landlock", landlock.error().sys_errno);
@@ -217,11 +247,15 @@ void apply_landlock(const msb::ExecPolicy& policy, const std::vector<msb::Unique
     layers.apply("landlock-signal-scope");
   else
     layers.miss("landlock-signal-scope");
-  if (landlock.value().abstract_unix) layers.apply("landlock-abstract-unix-scope");
+  if (landlock.value().abstract_unix)
+    layers.apply("landlock-abstract-unix-scope");
+  else
+    layers.miss("landlock-abstract-unix-scope");
 }
 
-void apply_seccomp(const msb::ExecPolicy& policy, Layers& layers) {
-  msb::Status filtered = msb::apply_seccomp(policy.network);
+// In a network namespace of its own the command may have sockets: only loopback is there.
+void apply_seccomp(const msb::ExecPolicy& policy, bool own_network, Layers& layers) {
+  msb::Status filtered = msb::apply_seccomp(policy.network || own_network);
   if (filtered) {
     layers.apply("seccomp");
     return;
@@ -232,35 +266,88 @@ void apply_seccomp(const msb::ExecPolicy& policy, Layers& layers) {
   layers.miss("seccomp");
 }
 
+// Per process, inherited by everything the command starts.
+void apply_resource_limits(const msb::ExecLimits& limits, Layers& layers) {
+  auto limit = [](int resource, rlim_t value) {
+    rlimit r{value, value};
+    if (::setrlimit(resource, &r) != 0) fail("limits", errno);
+  };
+  if (limits.memory_bytes > 0) {
+    limit(RLIMIT_DATA, static_cast<rlim_t>(limits.memory_bytes));
+    layers.apply("memory-limit");
+  }
+  if (limits.cpu_seconds > 0) {
+    limit(RLIMIT_CPU, limits.cpu_seconds);
+    layers.apply("cpu-limit");
+  }
+}
+
 // Landlock and seccomp, then the report: the last steps before the command starts.
-void confine(const msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds, Layers& layers) {
-  apply_landlock(policy, fds, layers);
+void confine(const msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds, bool own_network,
+             Layers& layers) {
+  apply_landlock(policy, fds, own_network, layers);
   fds.clear();
-  apply_seccomp(policy, layers);
+  apply_seccomp(policy, own_network, layers);
+  apply_resource_limits(policy.limits, layers);
   layers.apply("no-capabilities");
   report(layers.line());
 }
 
-// PID 1 of the new namespace: mounts its /proc, confines itself, runs the command as its child,
-// reaps orphans and passes the command's wait status up. When it exits, the kernel kills
+// The process limit where the PID namespace's own pid_max could not be written (kernels before
+// 6.14): RLIMIT_NPROC, counted per user namespace since 5.14, but never enforced for root.
+void limit_processes(const msb::ExecPolicy& policy, bool by_pid_max, Layers& layers) {
+  if (policy.limits.processes == 0) return;
+  if (by_pid_max) {
+    layers.apply("process-limit");
+    return;
+  }
+  rlimit r{policy.limits.processes, policy.limits.processes};
+  if (::geteuid() != 0 && ::setrlimit(RLIMIT_NPROC, &r) == 0)
+    layers.apply("process-limit");
+  else
+    layers.miss("process-limit");
+}
+
+// Inside the built root, rules for what was made there rather than bound: the tmpfs root (its
+// directories and /proc) readable, /dev/shm writable.
+void add_root_rules(msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds) {
+  const std::pair<const char*, msb::PathAccess> made[] = {{"/", msb::PathAccess::read},
+                                                          {"/dev/shm", msb::PathAccess::write}};
+  for (const auto& [path, access] : made) {
+    msb::UniqueFd fd(::open(path, O_PATH | O_CLOEXEC));
+    if (!fd.valid()) fail("root", errno);
+    policy.paths.push_back({path, access, std::nullopt, path, {}});
+    fds.push_back(std::move(fd));
+  }
+}
+
+// PID 1 of the new namespace: enters the built root, confines itself, runs the command as its
+// child, reaps orphans and passes the command's wait status up. When it exits, the kernel kills
 // whatever the command left behind.
-[[noreturn]] void run_init(const msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds,
-                           Layers& layers, int status_pipe) {
+[[noreturn]] void run_init(msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds,
+                           const msb::UniqueFd& root, bool own_network, Layers& layers,
+                           int status_pipe) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   pollfd parent_alive{status_pipe, POLLOUT, 0};
   if (::poll(&parent_alive, 1, 0) < 0 || (parent_alive.revents & POLLERR) != 0)
     ::_exit(kLaunchFailed);
-  // The host's /proc would show every host process and its command line.
-  if (msb::Status proc = msb::mount_private_proc(policy, fds); proc) {
+  auto entered = msb::enter_root(root, policy.limits);
+  if (!entered) fail("root", entered.error().sys_errno);
+  layers.apply("private-root");
+  // Without a procfs of its own, the host's would show every host process and its command line.
+  if (entered.value().proc) {
     layers.apply("private-proc");
   } else {
-    if (!policy.allow_weaker) fail("private-proc-unavailable", proc.error().sys_errno);
+    if (!policy.allow_weaker) fail("private-proc-unavailable", 0);
     layers.miss("private-proc");
   }
-  confine(policy, fds, layers);
+  limit_processes(policy, entered.value().process_limit, layers);
+  msb::UniqueFd cwd = open_cwd(policy.cwd, policy);
+  add_root_rules(policy, fds);
+  confine(policy, fds, own_network, layers);
   pid_t command = ::fork();
   if (command < 0) fail("fork", errno);
-  if (command == 0) exec_command(policy);
+  if (command == 0) exec_command(policy, cwd);
   ::close(kStatusFd);
   while (true) {
     int status = 0;
@@ -273,18 +360,19 @@ void confine(const msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds, Lay
   }
 }
 
-[[noreturn]] void run_in_pid_namespace(const msb::ExecPolicy& policy,
-                                       std::vector<msb::UniqueFd>& fds, Layers& layers) {
+[[noreturn]] void run_in_pid_namespace(msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds,
+                                       msb::UniqueFd& root, bool own_network, Layers& layers) {
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) fail("pipe", errno);
   pid_t init = ::fork();
   if (init < 0) fail("fork", errno);
   if (init == 0) {
     ::close(pipe_fds[0]);
-    run_init(policy, fds, layers, pipe_fds[1]);
+    run_init(policy, fds, root, own_network, layers, pipe_fds[1]);
   }
   ::close(pipe_fds[1]);
   fds.clear();
+  root.reset();
   int init_status = 0;
   wait_for(init, &init_status);
   int status = 0;
@@ -294,6 +382,24 @@ void confine(const msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds, Lay
     report("status " + std::to_string(init_status));
   }
   ::_exit(0);
+}
+
+msb::UniqueFd build_root_or_fail(const msb::ExecPolicy& policy,
+                                 const std::vector<msb::UniqueFd>& fds) {
+  auto root = msb::build_root(policy, fds);
+  if (!root) fail_path_or(root.error(), "root");
+  return std::move(root.value());
+}
+
+// Without the built root the command sees host paths: its temporary directory is the host's.
+void point_home_at_host_tmp(msb::ExecPolicy& policy) {
+  for (const msb::ExecPath& entry : policy.paths) {
+    if (entry.target != "/tmp") continue;
+    for (std::string& var : policy.env) {
+      if (var == "HOME=/tmp" || var == "TMPDIR=/tmp")
+        var = var.substr(0, var.find('=') + 1) + entry.path;
+    }
+  }
 }
 
 }  // namespace
@@ -314,16 +420,18 @@ int main(int argc, char**) {
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail("no-new-privs", errno);
   Layers layers;
   layers.apply("no-new-privs");
+  msb::note_system_links(policy);
   if (msb::Status canonical = msb::canonicalize_paths(policy); !canonical)
     fail_path(canonical.error());
-  msb::merge_duplicate_paths(policy);
-  const bool in_namespaces = enter_namespaces(policy, layers);
+  const Namespaces ns = enter_namespaces(policy, layers);
+  msb::merge_duplicate_paths(policy, ns.entered);
   std::vector<msb::UniqueFd> fds = open_paths(policy);
-  if (in_namespaces) {
-    msb::Status remounted = msb::remount(policy, fds);
-    if (!remounted) fail("remount", remounted.error().sys_errno);
-    run_in_pid_namespace(policy, fds, layers);
+  if (ns.entered) {
+    msb::UniqueFd root = build_root_or_fail(policy, fds);
+    run_in_pid_namespace(policy, fds, root, ns.network, layers);
   }
-  confine(policy, fds, layers);
-  exec_command(policy);
+  point_home_at_host_tmp(policy);
+  msb::UniqueFd cwd = open_cwd(policy.host_cwd, policy);
+  confine(policy, fds, false, layers);
+  exec_command(policy, cwd);
 }

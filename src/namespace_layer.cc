@@ -1,13 +1,16 @@
 #include "namespace_layer.h"
 
 #include <fcntl.h>
+#include <net/if.h>
 #include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
-#include <sys/stat.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <string>
 
 #include "unique_fd.h"
@@ -39,39 +42,15 @@ Status map_own_ids(uid_t uid, gid_t gid) {
   return write_file("/proc/self/gid_map", std::to_string(gid) + " " + std::to_string(gid) + " 1");
 }
 
-// Binds the directory `fd` names onto itself, read-only or writable. By descriptor, so the bind
-// lands on the inode the policy was checked against, whatever its path names by now.
-Status rebind(int fd, bool writable) {
-  UniqueFd tree(
-      ::open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_EMPTY_PATH));
-  if (!tree.valid()) return sys_error(errno);
-  mount_attr attr{};
-  if (writable) {
-    attr.attr_clr = MOUNT_ATTR_RDONLY;  // only the top mount: host read-only mounts below stay so
-    if (::mount_setattr(tree.get(), "", AT_EMPTY_PATH, &attr, sizeof attr) != 0)
-      return sys_error(errno);
-  } else {
-    attr.attr_set = MOUNT_ATTR_RDONLY;
-    if (::mount_setattr(tree.get(), "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof attr) != 0) {
-      return sys_error(errno);
-    }
-  }
-  if (::move_mount(tree.get(), "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) !=
-      0) {
-    return sys_error(errno);
-  }
-  return ok_status();
-}
-
-Status reopen_on_top(UniqueFd& fd, const std::string& path) {
-  struct stat before {};
-  struct stat after {};
-  UniqueFd again(::open(path.c_str(), O_PATH | O_CLOEXEC));
-  if (!again.valid() || ::fstat(fd.get(), &before) != 0 || ::fstat(again.get(), &after) != 0) {
-    return sys_error(errno);
-  }
-  if (before.st_dev != after.st_dev || before.st_ino != after.st_ino) return Errc::symlink_escape;
-  fd = std::move(again);
+// A new network namespace has loopback down: nothing, not even 127.0.0.1, would answer.
+Status bring_up_loopback() {
+  UniqueFd sock(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  if (!sock.valid()) return sys_error(errno);
+  ifreq request{};
+  std::strncpy(request.ifr_name, "lo", IFNAMSIZ - 1);
+  if (::ioctl(sock.get(), SIOCGIFFLAGS, &request) != 0) return sys_error(errno);
+  request.ifr_flags = static_cast<short>(request.ifr_flags | IFF_UP | IFF_RUNNING);
+  if (::ioctl(sock.get(), SIOCSIFFLAGS, &request) != 0) return sys_error(errno);
   return ok_status();
 }
 
@@ -83,86 +62,37 @@ bool inside(const ExecPolicy& policy, const std::string& path, Grants grants) {
   });
 }
 
-bool inside_writable(const ExecPolicy& policy, const std::string& path) {
-  return inside(policy, path, grants_write);
-}
-
-bool inside_full_write(const ExecPolicy& policy, const std::string& path) {
-  return inside(policy, path, [](PathAccess a) { return a == PathAccess::write; });
-}
-
-// A keep-files path inside a fully writable one cannot keep its files under Landlock (rights
-// add up along the hierarchy); the namespace layer makes it read-only instead.
-bool bound_writable(const ExecPolicy& policy, const ExecPath& entry) {
-  if (entry.access == PathAccess::write) return true;
-  return entry.access == PathAccess::write_keep && !inside_full_write(policy, entry.path);
-}
-
 }  // namespace
-
-// Outermost first, so inner binds land on top of outer ones.
-Status remount(const ExecPolicy& policy, std::vector<UniqueFd>& fds) {
-  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return sys_error(errno);
-  mount_attr all_read_only{};
-  all_read_only.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID;
-  if (::mount_setattr(AT_FDCWD, "/", AT_RECURSIVE, &all_read_only, sizeof all_read_only) != 0) {
-    return sys_error(errno);
-  }
-  std::vector<std::size_t> order;
-  for (std::size_t i = 0; i < policy.paths.size() && i < fds.size(); ++i) {
-    if (policy.paths[i].access != PathAccess::device && fds[i].valid()) order.push_back(i);
-  }
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return policy.paths[a].path.size() < policy.paths[b].path.size();
-  });
-  for (std::size_t i : order) {
-    const ExecPath& entry = policy.paths[i];
-    const bool writable = bound_writable(policy, entry);
-    // Read-only paths outside every writable one are already read-only.
-    if (!writable && !inside_writable(policy, entry.path)) continue;
-    if (Status s = rebind(fds[i].get(), writable); !s) return s;
-    // Descriptors below still name the covered mount; a bind there would stay hidden.
-    for (std::size_t j : order) {
-      if (j != i && path_is_within(policy.paths[j].path, entry.path)) {
-        if (Status s = reopen_on_top(fds[j], policy.paths[j].path); !s) return s;
-      }
-    }
-  }
-  return ok_status();
-}
 
 Status forbid_nested_user_namespaces() {
   return write_file("/proc/sys/user/max_user_namespaces", "0");
 }
 
-Status mount_private_proc(const ExecPolicy& policy, std::vector<UniqueFd>& fds) {
-  if (::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, nullptr) !=
-      0) {
-    return sys_error(errno);
-  }
-  for (std::size_t i = 0; i < policy.paths.size() && i < fds.size(); ++i) {
-    if (!path_is_within(policy.paths[i].path, "/proc")) continue;
-    fds[i].reset(::open(policy.paths[i].path.c_str(), O_PATH | O_CLOEXEC));
-  }
-  return ok_status();
-}
-
 bool needs_read_only_binds(const ExecPolicy& policy) noexcept {
   return std::any_of(policy.paths.begin(), policy.paths.end(), [&](const ExecPath& entry) {
-    if (entry.access == PathAccess::device) return false;
-    if (entry.access == PathAccess::write_keep) return inside_full_write(policy, entry.path);
-    return !grants_write(entry.access) && inside_writable(policy, entry.path);
+    if (entry.access == PathAccess::device || entry.access == PathAccess::pin) return false;
+    if (entry.access == PathAccess::write_keep) {
+      return inside(policy, entry.path, [](PathAccess a) { return a == PathAccess::write; });
+    }
+    return !grants_write(entry.access) && inside(policy, entry.path, grants_write);
   });
 }
 
-Status enter_namespaces() {
+Result<NamespacesEntered> enter_namespaces(bool own_network) {
   const uid_t uid = ::geteuid();
   const gid_t gid = ::getegid();
   // IPC: System V objects and POSIX message queues are found by id or name, not through files.
-  if (::unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC) != 0) {
-    return Error{Errc::unsupported, errno};
+  const int flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC;
+  NamespacesEntered entered;
+  entered.network = own_network && ::unshare(flags | CLONE_NEWNET) == 0;
+  if (!entered.network && ::unshare(flags) != 0) return Error{Errc::unsupported, errno};
+  if (Status s = map_own_ids(uid, gid); !s) return s.error();
+  if (entered.network) {
+    if (Status s = bring_up_loopback(); !s) return s.error();
   }
-  return map_own_ids(uid, gid);
+  // Nothing we mount may reach the host's namespace.
+  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return sys_error(errno);
+  return entered;
 }
 
 }  // namespace msb

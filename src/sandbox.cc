@@ -491,7 +491,11 @@ Result<std::vector<ExecPath>> Sandbox::exec_paths() const {
       e.index = i;
       return e;
     }
-    out.push_back({mounts[i].anchor->host_path(), access, mounts[i].anchor->id()});
+    out.push_back({mounts[i].anchor->host_path(),
+                   access,
+                   mounts[i].anchor->id(),
+                   mounts[i].target.str(),
+                   {}});
   }
   const std::vector<Mount>& hidden = table_.hidden();
   for (std::size_t i = 0; i < hidden.size(); ++i) {
@@ -501,7 +505,8 @@ Result<std::vector<ExecPath>> Sandbox::exec_paths() const {
       e.index = mounts.size() + i;
       return e;
     }
-    out.push_back({hidden[i].anchor->host_path(), PathAccess::protect, hidden[i].anchor->id()});
+    out.push_back(
+        {hidden[i].anchor->host_path(), PathAccess::protect, hidden[i].anchor->id(), {}, {}});
   }
   return out;
 }

@@ -3,10 +3,10 @@
 // the read-only remounts must stay), no keyrings (keyctl, add_key, request_key: the caller's
 // session keyring would be shared), no set-user-id or set-group-id bit set by chmod, fchmod,
 // fchmodat(2), mknod(at), creat or a creating open(at) (the bit would outlive the sandbox on disk;
-// openat2, whose mode a filter cannot read, answers ENOSYS). With the network off: no socket() at
-// all, so no TCP (Landlock checks connect and bind, but not a TCP Fast Open sendto or listen's
-// automatic bind), UDP, raw, packet, netlink or unix sockets. socketpair() stays: it reaches
-// nothing outside.
+// openat2, whose mode a filter cannot read, answers ENOSYS). With `network` false (the network
+// off and no network namespace of the command's own): no socket() at all, so no TCP (Landlock
+// checks connect and bind, but not a TCP Fast Open sendto or listen's automatic bind), UDP, raw,
+// packet, netlink or unix sockets. socketpair() stays: it reaches nothing outside.
 #pragma once
 
 #include <linux/filter.h>

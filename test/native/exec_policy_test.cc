@@ -112,7 +112,7 @@ TEST(ExecPolicy, TheSameDirectoryTwiceGetsTheMoreRestrictiveAccess) {
                                   {"/h", PathAccess::write, {}},
                                   {"/p", PathAccess::protect, {}},
                                   {"/p", PathAccess::protect, {}}});
-  merge_duplicate_paths(policy);
+  merge_duplicate_paths(policy, false);
   ASSERT_EQ(policy.paths.size(), 4u);
   EXPECT_EQ(policy.paths[0].access, PathAccess::read);
   EXPECT_EQ(policy.paths[1].access, PathAccess::write_keep);
