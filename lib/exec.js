@@ -409,12 +409,17 @@ function writableNote(sandbox, cwd, view) {
   return `Note: this command runs in a sandbox: ${where}it can read only the sandbox and system directories, and write only to ${places.join(', ')} and ${tmp}.`;
 }
 
+// In its own network namespace the command's 127.0.0.1 is its own: the host's services refuse.
+const REFUSED_PATTERN = /\bECONNREFUSED\b|Connection refused/;
+
 function guidingNotes(result, sandbox, cwd, view, network) {
   if (result.exitCode === 0) return result.stderr;
   const notes = [];
-  if (!network && NETWORK_PATTERN.test(result.stderr)) notes.push('Note: Network access is disabled for this worker.');
+  const ownNetwork = result.enforcement.layers.includes('network-namespace');
+  const aboutNetwork = (text) => NETWORK_PATTERN.test(text) || (ownNetwork && REFUSED_PATTERN.test(text));
+  if (!network && aboutNetwork(result.stderr)) notes.push('Note: Network access is disabled for this worker.');
   // A refused connect says "Permission denied" too: that line is the network note's.
-  const otherLines = result.stderr.split('\n').filter((line) => network || !NETWORK_PATTERN.test(line));
+  const otherLines = result.stderr.split('\n').filter((line) => network || !aboutNetwork(line));
   if (otherLines.some((line) => PERMISSION_PATTERN.test(line))) notes.push(writableNote(sandbox, cwd, view));
   return notes.length === 0 ? result.stderr : `${result.stderr.replace(/\n$/, '')}\n\n${notes.join('\n')}\n`;
 }

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdint>
@@ -264,20 +265,26 @@ PathAccess merged_access(PathAccess a, PathAccess b) {
 }  // namespace
 
 void merge_duplicate_paths(ExecPolicy& policy, bool by_target) {
+  auto mergeable = [](const ExecPath& e) {
+    return e.access != PathAccess::device && e.access != PathAccess::pin;
+  };
+  for (ExecPath& entry : policy.paths) {
+    if (!mergeable(entry)) continue;
+    for (const ExecPath& other : policy.paths) {
+      if (mergeable(other) && other.path == entry.path)
+        entry.access = merged_access(entry.access, other.access);
+    }
+  }
   std::vector<ExecPath> merged;
   for (ExecPath& entry : policy.paths) {
-    ExecPath* same = nullptr;
-    for (ExecPath& kept : merged) {
-      const bool apart = kept.access == PathAccess::device || entry.access == PathAccess::device ||
-                         kept.access == PathAccess::pin || entry.access == PathAccess::pin ||
-                         (by_target && kept.target != entry.target);
-      if (kept.path == entry.path && !apart) same = &kept;
-    }
-    if (same == nullptr) {
+    auto same = std::find_if(merged.begin(), merged.end(), [&](const ExecPath& kept) {
+      return mergeable(kept) && mergeable(entry) && kept.path == entry.path &&
+             (!by_target || kept.target == entry.target);
+    });
+    if (same == merged.end()) {
       merged.push_back(std::move(entry));
-    } else {
-      same->access = merged_access(same->access, entry.access);
-      if (!same->id) same->id = entry.id;
+    } else if (!same->id) {
+      same->id = entry.id;
     }
   }
   policy.paths = std::move(merged);

@@ -72,11 +72,11 @@ Result<ExecPolicy> parse_exec_policy(std::string_view json);
 // does not exist is io_error with sys_errno ENOENT.
 Status canonicalize_paths(ExecPolicy& policy);
 
-// One entry per path (per path and target when `by_target`), with the most restrictive access
-// given to it (read-only wins, as in the file API): a directory mounted both read-only and
-// writable must not be bound writable, nor have Landlock rights added up. In a built root each
-// target is its own mount with its own flags, so only entries with equal targets merge there.
-// Devices are left as they are. Run after canonicalize_paths.
+// Gives every entry of a path the most restrictive access given to that path (read-only wins, as
+// in the file API: a directory mounted both read-only and writable must not be bound writable
+// at either target, nor have Landlock rights added up), then keeps one entry per path, or per
+// path and target when `by_target` (a built root places each target). Devices and pins are
+// left as they are. Run after canonicalize_paths.
 void merge_duplicate_paths(ExecPolicy& policy, bool by_target);
 
 // Opens every path of the policy as an O_PATH descriptor (same order; an invalid descriptor
