@@ -1058,6 +1058,119 @@ describe('what the command can reach of the host besides files', () => {
       execFileSync('ipcrm', ['-m', id]);
     }
   });
+
+  // Landlock does not govern connect() on unix socket files; the command's root holds none of the
+  // host's (docker.sock, an ssh-agent, X11's /tmp/.X11-unix), with the network on or off.
+  needs('private-root')('[private-root] a host unix stream socket outside the mounts is unreachable, network on and off', async () => {
+    const server = countingServer();
+    const socketPath = path.join(home, 'agent.sock');
+    await listen(server, socketPath);
+    try {
+      for (const network of [false, true]) {
+        const result = await run(sandbox, nodeScript(connectScript(socketPath)), { ...NODE_OPTIONS, network });
+        expect([network, result.stdout]).toEqual([network, '']);
+        expect(result.stderr).toMatch(/ENOENT/);
+      }
+      await sleep(100);
+      expect(server.connections).toBe(0);
+    } finally {
+      await closeServer(server);
+    }
+  });
+
+  // A datagram socket needs no connection: socketpair() or socket() then sendto() a path would
+  // reach a host daemon's socket, and pass it descriptors.
+  needsPerl('private-root')('[private-root] a host unix datagram socket outside the mounts receives nothing, network on and off', async () => {
+    const socketPath = path.join(home, 'dgram.sock');
+    const countFile = path.join(base, 'dgram-count');
+    // The host's receiver: binds, counts what arrives for 3 s, writes the count.
+    const receiver = spawn(PERL, ['-e', `use Socket; socket(my $s, PF_UNIX, SOCK_DGRAM, 0) or die; bind($s, pack_sockaddr_un($ARGV[0])) or die "bind: $!";
+      print "ready\\n"; $| = 1; my $n = 0; my $rin = ''; vec($rin, fileno($s), 1) = 1; my $end = time + 3;
+      while (time < $end) { if (select(my $r = $rin, undef, undef, 0.2)) { recv($s, my $b, 100, 0); $n++ } }
+      open(my $f, ">", $ARGV[1]) or die; print $f $n; close $f;`, socketPath, countFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise((resolve) => receiver.stdout.once('data', resolve));
+    const send = `use Socket; my $to = pack_sockaddr_un($ARGV[0]);
+      socket(my $s, PF_UNIX, SOCK_DGRAM, 0) or print "socket: $!\\n";
+      if ($s) { print defined(send($s, "x", 0, $to)) ? "sent\\n" : "send: $!\\n" }
+      socketpair(my $a, my $b, AF_UNIX, SOCK_DGRAM, 0) or die "socketpair: $!";
+      print defined(send($a, "x", 0, $to)) ? "pair sent\\n" : "pair send: $!\\n";`;
+    for (const network of [false, true]) {
+      const result = await run(sandbox, [PERL, '-e', send, socketPath], { network });
+      expect([network, result.stdout]).toEqual([network, expect.not.stringMatching(/^(pair )?sent$/m)]);
+    }
+    await new Promise((resolve) => receiver.on('exit', resolve));
+    fs.unlinkSync(socketPath);
+    expect(fs.readFileSync(countFile, 'utf8')).toBe('0');
+  });
+
+  needsPerl('ipc-namespace')('[ipc-namespace] a host System V message queue receives nothing and keeps its message', async () => {
+    const create = 'my $id = msgget(0, 01000 | 0600) // die "msgget: $!"; msgsnd($id, pack("l! a*", 1, "host-message"), 0) or die; print $id';
+    const id = execFileSync(PERL, ['-e', create], { encoding: 'utf8' }).trim();
+    try {
+      const attack = 'my ($id) = @ARGV; print msgsnd($id, pack("l! a*", 1, "planted"), 0) ? "sent\\n" : "send refused\\n"; ' +
+        'print msgrcv($id, my $m, 100, 0, 04000) ? "took:$m\\n" : "receive refused\\n"';
+      const result = await run(sandbox, [PERL, '-e', attack, id]);
+      expect(result.stdout).toBe('send refused\nreceive refused\n');
+      const after = execFileSync('ipcs', ['-q', '-i', id], { encoding: 'utf8' });
+      expect(after).toMatch(/qnum=1\b/);
+    } finally {
+      execFileSync('ipcrm', ['-q', id]);
+    }
+  });
+
+  needs('private-root')('[private-root] of /etc only the allowlist exists: no /etc/ssl/private, shadow or sudoers', async () => {
+    const result = await run(sandbox, ['sh', '-c', 'ls /etc/ssl; for f in /etc/ssl/private /etc/shadow /etc/sudoers /etc/machine-id; do [ -e $f ] && echo "exists: $f"; done; ls /etc']);
+    expect(result.stdout).not.toContain('exists:');
+    expect(result.stdout.split('\n').slice(0, 2)).toEqual(['certs', 'openssl.cnf']);
+    expect(result.stdout).not.toMatch(/^(private|shadow|sudoers|resolv\.conf)$/m); // resolv.conf: network on only
+    const online = await run(sandbox, ['ls', '/etc'], { network: true });
+    expect(online.stdout).toMatch(/^resolv\.conf$/m);
+  });
+
+  needs('private-root')('[private-root] nothing else of the host is there: no /home, /root, /run, /var, no other sources', async () => {
+    const result = await run(sandbox, ['sh', '-c', `ls -a /; ls ${q(home)} ${q(base)} /run /var /root /home 2>&1; true`]);
+    const top = result.stdout.split('\n').filter((l) => l && !l.startsWith('ls:'));
+    const expected = ['.', '..', 'bin', 'dev', 'etc', 'lib', 'proc', 'sbin', 'tmp', 'usr', 'workspace'];
+    for (const name of top) expect([name, expected.includes(name) || /^lib(32|64|x32)$/.test(name)]).toEqual([name, true]);
+    expect(result.stdout).not.toContain('secret.txt');
+    expect(result.stdout).not.toContain('existing.txt');
+  });
+
+  needs('network-namespace')('[network-namespace] with the network off /proc/net shows only loopback, not the host\'s sockets', async () => {
+    const server = countingServer();
+    const name = `msb-proc-net-${process.pid}-${Date.now()}`;
+    await listen(server, path.join(home, name));
+    try {
+      const result = await run(sandbox, ['sh', '-c', 'cat /proc/net/unix; cat /proc/net/dev; cat /proc/net/tcp']);
+      expect(result.exitCode).toBe(0);
+      expect(result.stdout).not.toContain(name);
+      const interfaces = result.stdout.split('\n').filter((l) => /^\s*\w+:\s+\d/.test(l)).map((l) => l.trim().split(':')[0]);
+      expect(interfaces).toEqual(['lo']);
+      // Control: the host's view has it.
+      expect(fs.readFileSync('/proc/net/unix', 'utf8')).toContain(name);
+    } finally {
+      await closeServer(server);
+    }
+  });
+
+  // inotify and xattrs are reached by path: an outside path is simply not there.
+  (process.arch === 'x64' ? needsPerl('private-root') : skipped('the syscall numbers below are x86_64\'s'))(
+    '[private-root] inotify on an outside directory and the xattrs of an outside file are unavailable', async () => {
+      const file = path.join(home, 'secret.txt');
+      // setxattr(188) on the host, where the filesystem allows user xattrs.
+      const set = execFileSync(PERL, ['-e', 'my ($f, $k, $v) = ($ARGV[0], "user.note", "xattr-secret"); print syscall(188, $f, $k, $v, 12, 0)', file], { encoding: 'utf8' });
+      const attack = 'my ($dir, $f, $k) = (@ARGV, "user.note"); my $fd = syscall(294, 0); print "watch=", syscall(254, $fd, $dir, 0xfff), "\\n"; ' +
+        'my $buf = "\\0" x 64; my $n = syscall(191, $f, $k, $buf, 64); print "getxattr=$n\\n"; print "value=$buf\\n" if $n > 0;';
+      const result = await run(sandbox, [PERL, '-e', attack, home, file]);
+      expect(result.stdout).toMatch(/^watch=-1$/m);
+      expect(result.stdout).toMatch(/^getxattr=-1$/m);
+      expect(result.stdout).not.toContain('xattr-secret');
+      if (set === '0') {
+        // Control: unconfined, both work.
+        const control = execFileSync(PERL, ['-e', attack, home, file], { encoding: 'utf8' });
+        expect(control).toContain('xattr-secret');
+      }
+    });
 });
 
 describe('what the command can plant for later', () => {
@@ -1093,5 +1206,144 @@ describe('what the command can plant for later', () => {
     const result = await run(sandbox, [PERL, '-e', script]);
     expect(result.stdout).toBe('refused: Operation not permitted\nchmod refused\n');
     expect(fs.statSync(path.join(root, 'p-plain')).mode & 0o6000).toBe(0);
+  });
+});
+
+describe('what the command can plant for later: moving what the next run trusts', () => {
+  // A read-only source inside the writable root: the command renames a directory above it and
+  // recreates the source with its own content, which the next run would mount read-only as if it
+  // were the original (and a later child sandbox would trust).
+  needs('private-root')('[private-root] a directory between the writable root and a nested read-only source cannot be renamed and replaced', async () => {
+    const lib = path.join(root, 'vendor', 'pkg', 'lib');
+    write(path.join(lib, 'trusted.js'), 'original');
+    const config = { root, mounts: [{ source: lib, target: '/lib', readonly: true }] };
+    const before = snapshotTree(lib, { contents: true });
+    const result = await run(createMountSandbox(config), ['sh', '-c',
+      'mv vendor moved; mv vendor/pkg vendor/pkg2; mv vendor/pkg/lib vendor/pkg/lib2; ' +
+        'mkdir -p vendor/pkg/lib && echo planted > vendor/pkg/lib/trusted.js; echo done']);
+    expect(result.stdout).toBe('done\n');
+    expect(result.stderr).toMatch(/busy/i);
+    expect(fs.existsSync(path.join(root, 'moved'))).toBe(false);
+    expect(snapshotTree(lib, { contents: true })).toEqual(before);
+    // The next run reads what the first one had.
+    const next = await run(createMountSandbox(config), ['cat', '/workspace/lib/trusted.js']);
+    expect(next.stdout).toBe('original');
+  });
+});
+
+describe('[private-root] the command\'s own root', () => {
+  needs('private-root')('[private-root] the sandbox is at /workspace: absolute and relative paths work, pwd shows no host path', async () => {
+    write(path.join(root, 'src', 'app.ts'), 'app');
+    const result = await run(sandbox, ['sh', '-c', 'pwd; cat /workspace/src/app.ts; echo; cat app.ts; echo; cat /workspace/ro/ro.txt; echo; ls -la /workspace; echo made > /workspace/data/made.txt'], { cwd: '/src' });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout.split('\n').slice(0, 4)).toEqual(['/workspace/src', 'app', 'app', 'read-only content']);
+    expect(result.stdout).not.toContain(base);
+    expect(result.view).toEqual({ workspace: '/workspace', cwd: '/workspace/src' });
+    expect(fs.readFileSync(path.join(data, 'made.txt'), 'utf8')).toBe('made\n');
+  });
+
+  needs('private-root')('[private-root] workspace moves the sandbox elsewhere; a workspace over the root\'s own places is refused', async () => {
+    const result = await run(sandbox, ['sh', '-c', 'pwd; cat /project/inside.txt'], { workspace: '/project' });
+    expect(result.stdout).toBe('/project\ninside');
+    expect(result.view).toEqual({ workspace: '/project', cwd: '/project' });
+    for (const workspace of ['/', '/usr/src', '/tmp', '/proc/x', 'relative', '/a/../b', '/w/']) {
+      const err = await run(sandbox, ['true'], { workspace }).catch((e) => e);
+      expect([workspace, err.constructor]).toEqual([workspace, TypeError]);
+    }
+    const clash = await run(sandbox, ['true'], { hostReadPaths: ['/workspace/x'] }).catch((e) => e);
+    expect(clash).toBeInstanceOf(TypeError);
+  });
+
+  needs('private-root')('[private-root] the guiding note names the paths the command sees, never host paths', async () => {
+    const result = await run(sandbox, ['sh', '-c', 'echo x > /workspace/ro/ro.txt'], { cwd: '/data' });
+    const note = result.stderr.split('\n').find((line) => line.startsWith('Note:'));
+    expect(note).toBe('Note: this command runs in a sandbox: the sandbox is at /workspace, it can read only the sandbox and system directories, and write only to /workspace (.. from the working directory), /workspace/data (. from the working directory) and /tmp.');
+    expect(result.stderr).not.toContain(base);
+  });
+
+  needs('private-root')('[private-root] a mount target missing from the writable root is created there; from a read-only root the mount is refused with the virtual path', async () => {
+    const extra = path.join(base, 'extra');
+    write(path.join(extra, 'e.txt'), 'extra');
+    const made = createMountSandbox({ root, mounts: [{ source: extra, target: '/deep/er/extra', readonly: true }] });
+    const result = await run(made, ['cat', '/workspace/deep/er/extra/e.txt']);
+    expect(result.stdout).toBe('extra');
+    expect(fs.statSync(path.join(root, 'deep', 'er', 'extra')).isDirectory()).toBe(true);
+    const rootBefore = snapshotTree(root);
+    const refused = createMountSandbox({ root, readonly: true, mounts: [{ source: extra, target: '/elsewhere', readonly: true }] });
+    const err = await run(refused, ['true']).catch((e) => e);
+    expect(err).toBeInstanceOf(ExecError);
+    expect(err.message).toContain('/elsewhere');
+    expect(err.message).not.toContain(base);
+    expect(snapshotTree(root)).toEqual(rootBefore);
+  });
+
+  needs('private-root')('[private-root] a planted symlink where a mount target will be made is not followed', async () => {
+    const extra = path.join(base, 'extra');
+    write(path.join(extra, 'e.txt'), 'extra');
+    fs.symlinkSync(outside, path.join(root, 'deep')); // what an earlier command could leave
+    const made = createMountSandbox({ root, mounts: [{ source: extra, target: '/deep/extra', readonly: true }] });
+    const err = await run(made, ['true']).catch((e) => e);
+    expect(err).toBeInstanceOf(ExecError);
+    expect(err.message).not.toContain(base);
+    expect(fs.existsSync(path.join(outside, 'extra'))).toBe(false);
+  });
+
+  // Another command of the same sandbox swaps the working directory for a symlink to the outside
+  // while this one starts: a launcher entering it by name would land there.
+  needs('private-root')('[private-root] a working directory swapped for a symlink while the command starts is never entered', async () => {
+    const dir = path.join(root, 'dir');
+    const swapper = spawn('sh', ['-c', `cd ${q(root)}; mkdir -p real; i=0; while [ $i -lt 4000 ]; do ` +
+      `rm -rf dir; mkdir dir; rm -rf dir; ln -s ${q(outside)} dir; i=$((i+1)); done`], { stdio: 'ignore' });
+    const outcomes = new Set();
+    try {
+      for (let i = 0; i < 30; i++) {
+        const result = await run(sandbox, ['sh', '-c', 'pwd -P; ls'], { cwd: '/dir' }).then((r) => r, (e) => e);
+        if (result instanceof Error) {
+          outcomes.add(result.constructor.name);
+          expect(result).toBeInstanceOf(SandboxError);
+          continue;
+        }
+        outcomes.add('ran');
+        expect(result.stdout).not.toContain('existing.txt');
+        expect(result.stdout).not.toContain(base);
+      }
+    } finally {
+      swapper.kill('SIGKILL');
+      await new Promise((resolve) => swapper.on('exit', resolve));
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    expect(outcomes.size).toBeGreaterThan(0);
+  });
+});
+
+describe('[process-limit] resource limits', () => {
+  // Forks until the kernel refuses; every child sleeps, so they all count at once.
+  const bomb = (max) => `my $n = 0; while ($n < ${max}) { my $p = fork; if (!defined $p) { print "stopped at $n: $!\\n"; exit 0 }
+    if ($p == 0) { sleep 20; exit 0 } $n++ } print "not stopped at $n\\n"`;
+
+  needsPerl('process-limit')('[process-limit] a fork bomb stops at the process limit, default and given', async () => {
+    const result = await run(sandbox, [PERL, '-e', bomb(2000)], { timeoutMs: 60_000 });
+    expect(result.stdout).toMatch(/^stopped at \d+: Resource temporarily unavailable\n$/);
+    expect(Number(result.stdout.match(/\d+/)[0])).toBeLessThan(512);
+    expect(result.enforcement.limits.processes).toBe(512);
+    const given = await run(sandbox, [PERL, '-e', bomb(2000)], { limits: { processes: 300 }, timeoutMs: 60_000 });
+    expect(Number(given.stdout.match(/\d+/)[0])).toBeLessThan(300);
+    // The host is fine: it still starts processes.
+    expect(execFileSync('sh', ['-c', 'echo alive'], { encoding: 'utf8' })).toBe('alive\n');
+  });
+
+  needsPerl('seccomp')('[limits] memoryBytes and cpuSeconds bound each process', async () => {
+    const memory = await run(sandbox, [PERL, '-e', 'my $x = "a" x (512 * 1024 * 1024); print "allocated\\n"'], { limits: { memoryBytes: 64 * 1024 * 1024 } });
+    expect(memory.stdout).not.toContain('allocated');
+    expect(memory.enforcement.layers).toContain('memory-limit');
+    expect(memory.enforcement.limits.memoryBytes).toBe(64 * 1024 * 1024);
+    const cpu = await run(sandbox, [PERL, '-e', '1 while 1'], { limits: { cpuSeconds: 1 }, timeoutMs: 20_000 });
+    expect(cpu.timedOut).toBe(false);
+    expect(cpu.signal).toMatch(/^SIG(XCPU|KILL)$/);
+    for (const limits of [{ processes: 10 }, { processes: 1.5 }, { memoryBytes: 0 }, { cpuSeconds: -1 }, { bogus: 1 }, 'x']) {
+      const err = await run(sandbox, ['true'], { limits }).catch((e) => e);
+      expect(err).toBeInstanceOf(Error);
+      expect(['TypeError', 'RangeError']).toContain(err.constructor.name);
+    }
   });
 });
