@@ -302,11 +302,18 @@ export declare const DEFAULT_MAX_READ_BYTES: number;
 
 export interface ExecOptions {
   /**
-   * Virtual working directory.
+   * Virtual working directory (the command finds it at `workspace` + cwd).
    * @default '/'
    */
   cwd?: string;
-  /** Merged over PATH, HOME, TMPDIR and LANG; nothing of process.env is passed. */
+  /**
+   * Where the sandbox's virtual `/` appears in the command's root: virtual `/src/app.ts` is
+   * `/workspace/src/app.ts` there. Not `/`, and not over /usr, /etc, /dev, /proc, /tmp, /bin,
+   * /sbin or /lib*.
+   * @default '/workspace'
+   */
+  workspace?: string;
+  /** Merged over PATH, HOME (/tmp), TMPDIR (/tmp) and LANG; nothing of process.env is passed. */
   env?: Record<string, string>;
   stdin?: string | Uint8Array;
   /**
@@ -320,7 +327,10 @@ export interface ExecOptions {
    */
   maxOutputBytes?: number;
   /**
-   * false: no TCP (Landlock), no UDP, raw or unix sockets (seccomp).
+   * false: the command gets a network namespace with only its own loopback (sockets work, but
+   * reach nothing of the host or beyond); where there is none, no TCP (Landlock) and no sockets
+   * at all (seccomp). true: the host's network, still without its unix socket files or its
+   * abstract unix sockets.
    * @default false
    */
   network?: boolean;
@@ -335,14 +345,48 @@ export interface ExecOptions {
    * @default false
    */
   allowWeakerEnforcement?: boolean;
-  /** Extra host directories the command may read and execute. */
+  /**
+   * Extra host directories the command may read and execute, placed at their own paths (not
+   * inside `workspace`, /proc or /dev).
+   */
   hostReadPaths?: string[];
+  /** Resource limits; each in force is reported in result.enforcement.limits. */
+  limits?: ExecLimits;
+}
+
+export interface ExecLimits {
+  /**
+   * Processes and threads of the command together (the PID namespace's pid_max, Linux 6.14+;
+   * else RLIMIT_NPROC, which spares root). At least 300, the kernel's floor.
+   * @default 512
+   */
+  processes?: number;
+  /** Data segment of each process, in bytes (RLIMIT_DATA). */
+  memoryBytes?: number;
+  /** CPU seconds of each process (RLIMIT_CPU); the timeout bounds the whole command. */
+  cpuSeconds?: number;
+}
+
+/** The limits in force, null where none was asked for or the kernel could not apply it. */
+export interface ExecLimitsEnforced {
+  processes: number | null;
+  memoryBytes: number | null;
+  cpuSeconds: number | null;
+}
+
+/** Where the command saw the sandbox (its root was built for it). */
+export interface ExecView {
+  /** The virtual `/`, e.g. '/workspace'. */
+  workspace: string;
+  /** The working directory, e.g. '/workspace/src'. */
+  cwd: string;
 }
 
 export interface ExecEnforcement {
   landlockAbi: number;
   layers: EnforcementLayer[];
   missing: EnforcementLayer[];
+  limits: ExecLimitsEnforced;
 }
 
 /** golem-forge's ShellResult plus how the command ended and what confined it. */
@@ -354,6 +398,8 @@ export interface ExecResult {
   truncated: boolean;
   signal: string | null;
   timedOut: boolean;
+  /** null where the namespace layer was unavailable and the command saw host paths. */
+  view: ExecView | null;
   enforcement: ExecEnforcement;
 }
 
