@@ -46,6 +46,33 @@ TEST(ExecPolicy, ParsesEveryField) {
   EXPECT_TRUE(p.allow_weaker);
 }
 
+TEST(ExecPolicy, ParsesWhereTheCommandSeesEachPathAndItsLimits) {
+  auto policy = parse_exec_policy(R"({
+    "argv": ["pwd"],
+    "cwd": "/workspace/src",
+    "hostCwd": "/srv/project/src",
+    "cwdId": "2049:77",
+    "paths": [{"path": "/srv/project", "access": "write", "target": "/workspace"},
+              {"path": "/srv/project/.git", "access": "pin"}],
+    "limits": {"processes": 512, "memoryBytes": 1073741824, "cpuSeconds": 60}
+  })");
+  ASSERT_TRUE(policy.ok());
+  const ExecPolicy& p = policy.value();
+  EXPECT_EQ(p.cwd, "/workspace/src");
+  EXPECT_EQ(p.host_cwd, "/srv/project/src");
+  ASSERT_TRUE(p.cwd_id.has_value());
+  EXPECT_EQ(p.cwd_id->ino, 77u);
+  EXPECT_EQ(p.paths[0].target, "/workspace");
+  EXPECT_EQ(p.paths[1].access, PathAccess::pin);
+  EXPECT_TRUE(p.paths[1].target.empty());
+  EXPECT_EQ(p.limits.processes, 512u);
+  EXPECT_EQ(p.limits.memory_bytes, 1073741824u);
+  EXPECT_EQ(p.limits.cpu_seconds, 60u);
+  // Without hostCwd, the host directory is the same path (a launch without the built root).
+  EXPECT_EQ(parse_exec_policy(kMinimal).value().host_cwd, "/work");
+  EXPECT_EQ(parse_exec_policy(kMinimal).value().limits.processes, 0u);
+}
+
 TEST(ExecPolicy, DefaultsAreTheStrictOnes) {
   auto policy = parse_exec_policy(kMinimal);
   ASSERT_TRUE(policy.ok());
@@ -77,6 +104,13 @@ TEST(ExecPolicy, RefusesMalformedPolicies) {
       R"({"argv":["ls"],"cwd":"/","paths":[{"path":"/usr","access":"read","id":"1:x"}]})",
       R"({"argv":["ls"],"cwd":"/","paths":[{"path":"/usr","access":"read","mode":1}]})",
       R"({"argv":["ls"],"cwd":"/"} {})",  // trailing content
+      R"({"argv":["ls"],"cwd":"/","paths":[{"path":"/usr","access":"read","target":"usr"}]})",
+      R"({"argv":["ls"],"cwd":"/","hostCwd":"rel"})",
+      R"({"argv":["ls"],"cwd":"/","cwdId":"12"})",
+      R"({"argv":["ls"],"cwd":"/","limits":{"processes":-1}})",
+      R"({"argv":["ls"],"cwd":"/","limits":{"processes":1.5}})",
+      R"({"argv":["ls"],"cwd":"/","limits":{"threads":5}})",
+      R"({"argv":["ls"],"cwd":"/","limits":[]})",
   };
   for (const char* json : bad) {
     auto policy = parse_exec_policy(json);
@@ -104,14 +138,14 @@ ExecPolicy with_paths(std::vector<ExecPath> paths) {
 }
 
 TEST(ExecPolicy, TheSameDirectoryTwiceGetsTheMoreRestrictiveAccess) {
-  ExecPolicy policy = with_paths({{"/s", PathAccess::write, {}},
-                                  {"/s", PathAccess::read, {}},
-                                  {"/k", PathAccess::write, {}},
-                                  {"/k", PathAccess::write_keep, {}},
-                                  {"/h", PathAccess::protect, {}},
-                                  {"/h", PathAccess::write, {}},
-                                  {"/p", PathAccess::protect, {}},
-                                  {"/p", PathAccess::protect, {}}});
+  ExecPolicy policy = with_paths({{"/s", PathAccess::write, {}, {}, {}},
+                                  {"/s", PathAccess::read, {}, {}, {}},
+                                  {"/k", PathAccess::write, {}, {}, {}},
+                                  {"/k", PathAccess::write_keep, {}, {}, {}},
+                                  {"/h", PathAccess::protect, {}, {}, {}},
+                                  {"/h", PathAccess::write, {}, {}, {}},
+                                  {"/p", PathAccess::protect, {}, {}, {}},
+                                  {"/p", PathAccess::protect, {}, {}, {}}});
   merge_duplicate_paths(policy, false);
   ASSERT_EQ(policy.paths.size(), 4u);
   EXPECT_EQ(policy.paths[0].access, PathAccess::read);
@@ -120,22 +154,34 @@ TEST(ExecPolicy, TheSameDirectoryTwiceGetsTheMoreRestrictiveAccess) {
   EXPECT_EQ(policy.paths[3].access, PathAccess::protect);
 }
 
+TEST(ExecPolicy, InABuiltRootEachTargetStaysButReadOnlyStillWins) {
+  ExecPolicy policy = with_paths({{"/s", PathAccess::write, {}, "/workspace/a", {}},
+                                  {"/s", PathAccess::read, {}, "/workspace/b", {}},
+                                  {"/s", PathAccess::write, {}, "/workspace/a", {}}});
+  merge_duplicate_paths(policy, true);
+  ASSERT_EQ(policy.paths.size(), 2u);
+  EXPECT_EQ(policy.paths[0].target, "/workspace/a");
+  EXPECT_EQ(policy.paths[0].access, PathAccess::read);
+  EXPECT_EQ(policy.paths[1].target, "/workspace/b");
+  EXPECT_EQ(policy.paths[1].access, PathAccess::read);
+}
+
 TEST(NamespaceLayer, NeededOnlyWhereLandlockCannotKeepAPathReadOnly) {
   // Landlock rights add up along the hierarchy: a read-only source inside a writable one.
-  EXPECT_TRUE(needs_read_only_binds(
-      with_paths({{"/p", PathAccess::write, {}}, {"/p/ro", PathAccess::read, {}}})));
-  EXPECT_TRUE(needs_read_only_binds(
-      with_paths({{"/p", PathAccess::write, {}}, {"/p/h", PathAccess::protect, {}}})));
-  EXPECT_TRUE(needs_read_only_binds(
-      with_paths({{"/p", PathAccess::write, {}}, {"/p/k", PathAccess::write_keep, {}}})));
+  EXPECT_TRUE(needs_read_only_binds(with_paths(
+      {{"/p", PathAccess::write, {}, {}, {}}, {"/p/ro", PathAccess::read, {}, {}, {}}})));
+  EXPECT_TRUE(needs_read_only_binds(with_paths(
+      {{"/p", PathAccess::write, {}, {}, {}}, {"/p/h", PathAccess::protect, {}, {}, {}}})));
+  EXPECT_TRUE(needs_read_only_binds(with_paths(
+      {{"/p", PathAccess::write, {}, {}, {}}, {"/p/k", PathAccess::write_keep, {}, {}, {}}})));
   EXPECT_FALSE(needs_read_only_binds(
-      with_paths({{"/p", PathAccess::write, {}}, {"/q", PathAccess::read, {}}})));
+      with_paths({{"/p", PathAccess::write, {}, {}, {}}, {"/q", PathAccess::read, {}, {}, {}}})));
   EXPECT_FALSE(needs_read_only_binds(
-      with_paths({{"/p", PathAccess::read, {}}, {"/p/w", PathAccess::write, {}}})));
+      with_paths({{"/p", PathAccess::read, {}, {}, {}}, {"/p/w", PathAccess::write, {}, {}, {}}})));
   EXPECT_FALSE(needs_read_only_binds(
-      with_paths({{"/p", PathAccess::write, {}}, {"/px", PathAccess::read, {}}})));
-  EXPECT_FALSE(needs_read_only_binds(
-      with_paths({{"/p", PathAccess::write, {}}, {"/p/null", PathAccess::device, {}}})));
+      with_paths({{"/p", PathAccess::write, {}, {}, {}}, {"/px", PathAccess::read, {}, {}, {}}})));
+  EXPECT_FALSE(needs_read_only_binds(with_paths(
+      {{"/p", PathAccess::write, {}, {}, {}}, {"/p/null", PathAccess::device, {}, {}, {}}})));
 }
 
 TEST(SeccompFilter, AssemblesForThisArchitecture) {
