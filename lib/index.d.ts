@@ -240,6 +240,8 @@ export interface ProgramConfig {
   /** null: no sandbox section, so no file access. */
   sandbox: ProgramSandboxConfig | null;
   delegation: { maxDepth: number };
+  /** Absolute directories searched for .worker files (workerPaths; default workers, .workers). */
+  workerPaths: string[];
 }
 
 export interface WorkerDeclaration {

@@ -195,6 +195,7 @@ describe('the model', () => {
       file: file(),
       dir: proj,
       delegation: { maxDepth: 3 },
+      workerPaths: [path.join(proj, 'workers'), path.join(proj, 'more-workers')],
       sandbox: {
         layout: 'mounts',
         root: path.join(proj, 'project'),
