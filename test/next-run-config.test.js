@@ -77,6 +77,8 @@ describe('a config planted by one run is refused by the next', () => {
     for (const next of [
       cli(['exec', '--config', sub, '--', 'sh', '-c', STEAL]),
       cli(['exec', '--', 'sh', '-c', STEAL], { cwd: sub }), // default: the current directory
+      // A script naming the file, run from the directory the command made, is refused too.
+      cli(['exec', '--config', 'golem-forge.config.yaml', '--', 'sh', '-c', STEAL], { cwd: sub }),
     ]) {
       expectNotWidened(next);
       expect(next.code).toBe(1);
@@ -101,7 +103,9 @@ describe('a config planted by one run is refused by the next', () => {
     expect(below).toBeInstanceOf(ms.UntrustedConfigError);
     expect(below.reason).toBe('WRITABLE_FROM_ABOVE');
     expect(below.above).toBe('../../golem-forge.config.json');
-    expect(below.message).not.toContain(base); // names the config above relative to the one found
+    // Names the config above relative to the one found, whose own path it gives.
+    expect(below.file).toBe(path.join(proj, 'deep', 'er', 'golem-forge.config.yml'));
+    expect(below.message).not.toContain(path.join(proj, 'golem-forge.config.json'));
   });
 
   test('a config planted in a writable mount of a config above is refused too', async () => {
