@@ -186,16 +186,33 @@ function workerDirsOf(program) {
   return Array.isArray(program.workerPaths) ? program.workerPaths : [path.join(dir, 'workers'), path.join(dir, '.workers')];
 }
 
-// The files a command run in this config's sandbox must not change, because the next run trusts
+const isDirectory = (p) => fs.promises.stat(p).then((st) => st.isDirectory(), () => false);
+
+// A worker directory is protected whole: bound read-only it is a mount point a command cannot
+// rename away and recreate, and no new worker can be added to it. Not when it holds a writable
+// area itself (workerPaths: ["."]): then only its .worker files are.
+async function workerProtections(program) {
+  const areas = writableAreas(program);
+  const out = [];
+  for (const dir of workerDirsOf(program)) {
+    if (!(await isDirectory(dir))) continue;
+    const real = await realOrGiven(dir);
+    const holdsArea = (await Promise.all(areas.map(realOrGiven))).some((a) => isWithin(a, real));
+    if (holdsArea || areas.some((a) => isWithin(a, dir))) out.push(...(await workerFilesUnder(dir)));
+    else out.push(dir);
+  }
+  return out;
+}
+
+// The paths a command run in this config's sandbox must not change, because the next run trusts
 // them: the config, every existing config name in its directory and each directory above (absent
-// names cannot be bound; discovery refuses them instead), and every .worker file in its worker
-// directories.
+// names cannot be bound; discovery refuses them instead), and its worker directories.
 async function filesTheNextRunTrusts(program) {
   const files = [path.resolve(program.file)];
   for (const dir of ancestors(path.dirname(path.resolve(program.file)))) {
     for (const name of await candidatesIn(dir)) files.push(path.join(dir, name));
   }
-  for (const dir of workerDirsOf(program)) files.push(...(await workerFilesUnder(dir)));
+  files.push(...(await workerProtections(program)));
   return [...new Set(files)];
 }
 
@@ -206,7 +223,7 @@ async function checkWorkerFileTrusted(program, workerFile, trusted) {
   const file = path.resolve(workerFile);
   const real = await realOrGiven(file);
   const protectedReal = await Promise.all(trusted.map(realOrGiven));
-  if (trusted.includes(file) || protectedReal.includes(real)) return;
+  if (trusted.some((p) => isWithin(file, p)) || protectedReal.some((p) => isWithin(real, p))) return;
   if (await insideAny(path.dirname(file), writableAreas(program))) {
     throw new UntrustedConfigError('UNPROTECTED_WORKER',
       `${file}: a .worker file where the sandbox lets commands write cannot be trusted (a command could ` +

@@ -183,6 +183,30 @@ describe('existing candidates and worker files are read-only for commands', () =
     expect(fs.readFileSync(path.join(base, 'golem-forge.config.yaml'), 'utf8')).toBe(aboveBefore);
   });
 
+  test('the CLI: a command cannot rename a worker directory away and recreate it, nor add a worker', () => {
+    const proj = projectWithWorkers();
+    const before = snapshot(proj, WORKER_FILES);
+    cli(['exec', '--config', proj, '--', 'sh', '-c',
+      'mv workers w2; mkdir -p workers/nested; echo evil > workers/nested/fixer.worker; ' +
+      'mv workers/nested workers/n2; mkdir workers/nested; echo evil > workers/nested/fixer.worker; ' +
+      'echo evil > workers/planted.worker; mv .workers .w2; mkdir .workers; echo evil > .workers/hidden.worker']);
+    expect(snapshot(proj, WORKER_FILES)).toEqual(before);
+    expect(fs.existsSync(path.join(proj, 'workers', 'planted.worker'))).toBe(false);
+  });
+
+  // KNOWN GAP until the launcher pins (binds onto itself) every directory between a writable
+  // source and a protected path, as issue 11 asks for nested read-only sources: a config whose
+  // directory lies below its own writable root can be renamed away with its directory and
+  // replaced. When the launcher does, this fails: turn it into a plain test.
+  test.failing('a command cannot rename the config\'s directory away and plant a config in its place', () => {
+    const app = path.join(base, 'proj', 'app');
+    write(path.join(app, 'golem-forge.config.json'), '{"sandbox": {"root": ".."}}\n');
+    cli(['exec', '--config', app, '--', 'sh', '-c',
+      'mv app app2 && mkdir app && printf \'{"sandbox": {"root": "../.."}}\' > app/golem-forge.config.json']);
+    const next = cli(['exec', '--config', app, '--', 'sh', '-c', STEAL]);
+    expectNotWidened(next);
+  });
+
   test('sandbox.exec on a sandbox from findProgramConfig + createSandboxFromConfig', async () => {
     const proj = projectWithWorkers();
     const config = await ms.findProgramConfig(proj);
