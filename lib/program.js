@@ -126,7 +126,9 @@ async function checkAbove(found, aboveFile) {
       `${found.file}: the config at ${above} cannot be read (${error.message}), so discovery cannot ` +
         'tell whether it lets a sandbox write here. Fix or remove it.', { file: found.file, above, cause: error });
   }
-  if (await insideAny(found.dir, writableAreas(config))) {
+  const areas = writableAreas(config);
+  const realDir = path.dirname(await realOrGiven(found.file)); // a symlinked config: where its text is
+  if ((await insideAny(found.dir, areas)) || (await insideAny(realDir, areas))) {
     throw new UntrustedConfigError('WRITABLE_FROM_ABOVE',
       `${found.file}: a config inside a directory that the config at ${above} lets a sandbox write cannot ` +
         'be trusted (a command run in that sandbox could have written it). Move it out of that area, ' +
@@ -183,7 +185,8 @@ async function workerFilesUnder(dir, budget = { entries: MAX_WORKER_SCAN_ENTRIES
 
 function workerDirsOf(program) {
   const dir = typeof program.dir === 'string' ? program.dir : path.dirname(program.file);
-  return Array.isArray(program.workerPaths) ? program.workerPaths : [path.join(dir, 'workers'), path.join(dir, '.workers')];
+  const given = Array.isArray(program.workerPaths) ? program.workerPaths : ['workers', '.workers'];
+  return given.map((p) => path.resolve(dir, p));
 }
 
 const isDirectory = (p) => fs.promises.stat(p).then((st) => st.isDirectory(), () => false);

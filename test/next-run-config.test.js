@@ -236,3 +236,16 @@ describe('existing candidates and worker files are read-only for commands', () =
     expect(ok.stdout).toBe('ran\n');
   });
 });
+
+describe('symbolic links do not hide where a config lies', () => {
+  test('a config that is a symlink into a writable area of a config above is refused', async () => {
+    const top = path.join(base, 'top');
+    write(path.join(top, 'golem-forge.config.yaml'), 'sandbox:\n  root: scratch\n');
+    write(path.join(top, 'scratch', 'real.yaml'), 'sandbox:\n  root: /\n');
+    fs.mkdirSync(path.join(top, 'app'));
+    fs.symlinkSync(path.join(top, 'scratch', 'real.yaml'), path.join(top, 'app', 'golem-forge.config.yaml'));
+    const refused = await ms.findProgramConfig(path.join(top, 'app')).catch((e) => e);
+    expect(refused).toBeInstanceOf(ms.UntrustedConfigError);
+    expect(refused.reason).toBe('WRITABLE_FROM_ABOVE');
+  });
+});
