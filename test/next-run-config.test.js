@@ -194,15 +194,26 @@ describe('existing candidates and worker files are read-only for commands', () =
     expect(fs.existsSync(path.join(proj, 'workers', 'planted.worker'))).toBe(false);
   });
 
-  // KNOWN GAP until the launcher pins (binds onto itself) every directory between a writable
-  // source and a protected path, as issue 11 asks for nested read-only sources: a config whose
-  // directory lies below its own writable root can be renamed away with its directory and
-  // replaced. When the launcher does, this fails: turn it into a plain test.
-  test.failing('a command cannot rename the config\'s directory away and plant a config in its place', () => {
+  test('workerPaths holding the writable root: its .worker files are protected, the rest stays writable', () => {
+    const proj = path.join(base, 'proj');
+    write(path.join(proj, 'golem-forge.config.yaml'), 'workerPaths: ["."]\nsandbox:\n  root: .\n');
+    const worker = '---\nname: a\n---\nA.\n';
+    write(path.join(proj, 'agents', 'a.worker'), worker);
+    const run = cli(['exec', '--config', proj, '--', 'sh', '-c',
+      'echo evil > agents/a.worker; mv agents a2; mkdir -p agents; echo evil > agents/a.worker; echo ok > made.txt']);
+    expect(fs.readFileSync(path.join(proj, 'agents', 'a.worker'), 'utf8')).toBe(worker);
+    expect(fs.readFileSync(path.join(proj, 'made.txt'), 'utf8')).toBe('ok\n');
+    expect(run.code).toBe(0);
+  });
+
+  // The launcher pins every directory between a writable source and a protected path.
+  test('a command cannot rename the config\'s directory away and plant a config in its place', () => {
     const app = path.join(base, 'proj', 'app');
-    write(path.join(app, 'golem-forge.config.json'), '{"sandbox": {"root": ".."}}\n');
+    const text = '{"sandbox": {"root": ".."}}\n';
+    write(path.join(app, 'golem-forge.config.json'), text);
     cli(['exec', '--config', app, '--', 'sh', '-c',
       'mv app app2 && mkdir app && printf \'{"sandbox": {"root": "../.."}}\' > app/golem-forge.config.json']);
+    expect(fs.readFileSync(path.join(app, 'golem-forge.config.json'), 'utf8')).toBe(text);
     const next = cli(['exec', '--config', app, '--', 'sh', '-c', STEAL]);
     expectNotWidened(next);
   });
