@@ -218,6 +218,16 @@ describe('existing candidates and worker files are read-only for commands', () =
     expectNotWidened(next);
   });
 
+  test('a worker whose view is the worker directory itself cannot rewrite the workers in it', () => {
+    const proj = projectWithWorkers();
+    write(path.join(proj, 'workers', 'keeper.worker'), '---\nname: keeper\nsandbox:\n  restrict: /workers\n---\nK.\n');
+    const before = snapshot(proj, WORKER_FILES);
+    const run = cli(['exec', '--config', proj, '--worker', path.join(proj, 'workers', 'keeper.worker'), '--', 'sh', '-c',
+      "echo ran; echo 'sandbox: {}' > reviewer.worker; echo 'sandbox: {}' > nested/fixer.worker; mv nested n2"]);
+    expect(run.stdout).toBe('ran\n');
+    expect(snapshot(proj, WORKER_FILES)).toEqual(before);
+  });
+
   test('sandbox.exec on a sandbox from findProgramConfig + createSandboxFromConfig', async () => {
     const proj = projectWithWorkers();
     const config = await ms.findProgramConfig(proj);
