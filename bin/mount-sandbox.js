@@ -9,6 +9,7 @@ const fs = require('fs');
 const ms = require('../lib/index.js');
 const { rulesFor } = require('../lib/errors.js');
 const { addProtectedFiles } = require('../lib/protected.js');
+const { checkConfigsAbove, filesTheNextRunTrusts, checkWorkerFileTrusted } = require('../lib/program.js');
 const { version } = require('../package.json');
 
 const CONFIG_OPTION = '  --config dir|file   the program config file, or the directory to search upward from for\n' +
@@ -99,7 +100,14 @@ function parseArgs(argv) {
 async function loadConfig(where) {
   const target = path.resolve(where || '.');
   const stat = fs.existsSync(target) ? fs.statSync(target) : null;
-  if (stat && stat.isFile()) return ms.loadProgramConfig(target);
+  if (stat && stat.isFile()) {
+    // The file named is used even with other config names beside it, but not from a place a
+    // config above lets a sandbox write: a script's "--config golem-forge.config.yaml" run in a
+    // directory a command made would otherwise read what that command planted.
+    const config = await ms.loadProgramConfig(target);
+    await checkConfigsAbove(config);
+    return config;
+  }
   if (!stat) throw new UsageError(`${target} does not exist`);
   const config = await ms.findProgramConfig(target);
   if (!config) {
@@ -215,12 +223,16 @@ async function explain(args) {
   return out;
 }
 
+// The config's sandbox, whose commands cannot change what the next run trusts; with --worker,
+// the worker's narrower one, from a worker file no command could have written.
 async function sandboxFor(args) {
   const config = await loadConfig(args.flags.config);
   const programSandbox = ms.sandboxConfigFrom(config);
-  let sandbox = programSandbox === null ? null : addProtectedFiles(ms.createMountSandbox(programSandbox), [config.file]);
+  const trusted = await filesTheNextRunTrusts(config);
+  let sandbox = programSandbox === null ? null : addProtectedFiles(ms.createMountSandbox(programSandbox), trusted);
   if (args.flags.worker) {
     if (!fs.existsSync(args.flags.worker)) throw new UsageError(`${path.resolve(args.flags.worker)} does not exist`);
+    await checkWorkerFileTrusted(config, args.flags.worker, trusted);
     sandbox = ms.sandboxForWorker(sandbox, await ms.loadWorkerFile(args.flags.worker));
   }
   return sandbox;

@@ -53,6 +53,11 @@ Napi::Object program_object(Napi::Env env, const msb::ProgramConfig& config) {
   Napi::Object delegation = Napi::Object::New(env);
   delegation.Set("maxDepth", Napi::Number::New(env, config.max_depth));
   out.Set("delegation", delegation);
+  Napi::Array worker_paths = Napi::Array::New(env, config.worker_paths.size());
+  for (uint32_t i = 0; i < config.worker_paths.size(); ++i) {
+    worker_paths.Set(i, text(env, config.worker_paths[i]));
+  }
+  out.Set("workerPaths", worker_paths);
   return out;
 }
 

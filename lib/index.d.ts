@@ -240,6 +240,8 @@ export interface ProgramConfig {
   /** null: no sandbox section, so no file access. */
   sandbox: ProgramSandboxConfig | null;
   delegation: { maxDepth: number };
+  /** Absolute directories searched for .worker files (workerPaths; default workers, .workers). */
+  workerPaths: string[];
 }
 
 export interface WorkerDeclaration {
@@ -258,10 +260,15 @@ export declare const CONFIG_FILE_NAMES: string[];
 export declare const DEFAULT_ATTACHMENT_POLICY: Readonly<Required<AttachmentPolicy>>;
 export declare function parseProgramConfig(text: string, options: { file: string; format?: 'yaml' | 'json' }): ProgramConfig;
 export declare function loadProgramConfig(file: string): Promise<ProgramConfig>;
-/** Walks up from startDir (default cwd) to the first config file; null when none. */
+/**
+ * Walks up from startDir (default cwd) to the first config file; null when none. Rejects with
+ * UntrustedConfigError a directory holding more than one config name, a config inside a writable
+ * area of a config above it, and a config above that cannot be parsed.
+ */
 export declare function findProgramConfig(startDir?: string): Promise<ProgramConfig | null>;
 /** The createMountSandbox() config a program config describes; null for no sandbox. */
 export declare function sandboxConfigFrom(config: ProgramConfig): MountSandboxConfig | null;
+/** Its commands (exec) cannot change the config names on the walk up or the worker directories. */
 export declare function createSandboxFromConfig(config: ProgramConfig): Promise<MountSandbox<string | null> | null>;
 export declare function parseWorkerFile(text: string, file?: string): WorkerDeclaration;
 export declare function loadWorkerFile(file: string): Promise<WorkerDeclaration>;

@@ -387,12 +387,14 @@ async function createTestSandbox() {
 }
 
 // The sandbox a program config describes (creating missing directories, as
-// createMountSandboxAsync does), or null when it has no sandbox section: no file access.
+// createMountSandboxAsync does), or null when it has no sandbox section: no file access. Its
+// commands cannot change the files the next run trusts (the config names and .worker files).
 async function createSandboxFromConfig(given) {
   const programConfig = plainData(given, typeError, 'programConfig');
   const config = program.sandboxConfigFrom(programConfig);
   if (config === null) return null;
-  return addProtectedFiles(await createMountSandboxAsync(config), [programConfig.file]);
+  const trusted = await program.filesTheNextRunTrusts(programConfig);
+  return addProtectedFiles(await createMountSandboxAsync(config), trusted);
 }
 
 module.exports = {

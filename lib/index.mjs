@@ -33,6 +33,7 @@ export const {
   AccessDeniedError,
   SandboxConfigError,
   ConfigFileError,
+  UntrustedConfigError,
   OutsideSandboxError,
   OperationBlockedError,
   SuffixNotAllowedError,

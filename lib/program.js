@@ -12,6 +12,7 @@ const {
   ConfigFileError,
   PermissionEscalationError,
   SandboxConfigError,
+  UntrustedConfigError,
   WorkerSandboxError,
 } = require('./errors');
 
@@ -64,24 +65,174 @@ async function loadProgramConfig(file) {
   return parseProgramConfig(await readConfigText(absolute), { file: absolute });
 }
 
+// The directory and each one above it, up to the filesystem root.
+function* ancestors(dir) {
+  for (let current = path.resolve(dir); ; current = path.dirname(current)) {
+    yield current;
+    if (path.dirname(current) === current) return;
+  }
+}
+
+// The config names in dir that discovery would read (regular files, symlinks followed), in
+// CONFIG_FILE_NAMES order.
+async function candidatesIn(dir) {
+  const names = [];
+  for (const name of CONFIG_FILE_NAMES) {
+    const stat = await fs.promises.stat(path.join(dir, name)).catch(() => null);
+    if (stat && stat.isFile()) names.push(name);
+  }
+  return names;
+}
+
+function severalCandidates(dir, names) {
+  return new UntrustedConfigError('SEVERAL_CANDIDATES',
+    `${dir} holds ${names.join(' and ')}: discovery cannot tell which one you wrote, and a sandboxed ` +
+      'command may have written the other. Keep one and delete the rest.', { file: dir, names });
+}
+
+// Where a sandbox made from this config lets commands write: its root unless read-only, and each
+// writable mount's source. Nested read-only mounts are not subtracted: what lies under a writable
+// source counts as writable (the safe side).
+function writableAreas(program) {
+  const sandbox = sandboxConfigFrom(program);
+  if (sandbox === null) return [];
+  const areas = sandbox.mounts.filter((m) => !m.readonly).map((m) => m.source);
+  if (sandbox.root !== null && !sandbox.readonly) areas.push(sandbox.root);
+  return areas;
+}
+
+const isWithin = (inner, outer) => inner === outer || inner.startsWith(outer === '/' ? '/' : `${outer}/`);
+const realOrGiven = (p) => fs.promises.realpath(p).catch(() => path.resolve(p));
+
+// Whether dir lies in one of the areas, as written or through symbolic links.
+async function insideAny(dir, areas) {
+  const realDir = await realOrGiven(dir);
+  for (const area of areas) {
+    if (isWithin(dir, area) || isWithin(realDir, await realOrGiven(area))) return true;
+  }
+  return false;
+}
+
+// A config above the one found decides whether the found one can be trusted: not when it lets a
+// sandbox write where the found one lies. One that cannot be read or parsed cannot vouch for
+// anything, so discovery refuses rather than guess.
+async function checkAbove(found, aboveFile) {
+  const above = path.relative(found.dir, aboveFile);
+  let config;
+  try {
+    config = await loadProgramConfig(aboveFile);
+  } catch (error) {
+    throw new UntrustedConfigError('UNREADABLE_ABOVE',
+      `${found.file}: the config at ${above} cannot be read (${error.message}), so discovery cannot ` +
+        'tell whether it lets a sandbox write here. Fix or remove it.', { file: found.file, above, cause: error });
+  }
+  const areas = writableAreas(config);
+  const realDir = path.dirname(await realOrGiven(found.file)); // a symlinked config: where its text is
+  if ((await insideAny(found.dir, areas)) || (await insideAny(realDir, areas))) {
+    throw new UntrustedConfigError('WRITABLE_FROM_ABOVE',
+      `${found.file}: a config inside a directory that the config at ${above} lets a sandbox write cannot ` +
+        'be trusted (a command run in that sandbox could have written it). Move it out of that area, ' +
+        `or make the area read-only in ${above}.`, { file: found.file, above });
+  }
+}
+
+// Every config above a config's directory may make it untrustworthy: checks each one, refusing a
+// directory on the way that holds more than one config name.
+async function checkConfigsAbove(config) {
+  const found = { dir: path.dirname(config.file), file: config.file };
+  if (path.dirname(found.dir) === found.dir) return;
+  for (const dir of ancestors(path.dirname(found.dir))) {
+    const names = await candidatesIn(dir);
+    if (names.length > 1) throw severalCandidates(dir, names);
+    if (names.length === 1) await checkAbove(found, path.join(dir, names[0]));
+  }
+}
+
 // Walks up from startDir to the first golem-forge.config.{yaml,yml,json}, like golem-forge's
-// findProgramConfig. null when there is none. A file that exists but does not validate throws.
+// findProgramConfig, then on to the filesystem root, because a config above can make the one found
+// untrustworthy. null when there is none. A file that exists but does not validate throws.
+// Refuses (UntrustedConfigError) a directory holding more than one config name, a config lying
+// in a writable area of a config above it, and a config above that cannot be parsed.
 async function findProgramConfig(startDir = process.cwd()) {
-  let dir = path.resolve(startDir);
-  for (;;) {
-    for (const name of CONFIG_FILE_NAMES) {
-      const candidate = path.join(dir, name);
-      let stat;
-      try {
-        stat = await fs.promises.stat(candidate);
-      } catch {
-        continue;
-      }
-      if (stat.isFile()) return loadProgramConfig(candidate);
+  for (const dir of ancestors(startDir)) {
+    const names = await candidatesIn(dir);
+    if (names.length > 1) throw severalCandidates(dir, names);
+    if (names.length === 0) continue;
+    const config = await loadProgramConfig(path.join(dir, names[0]));
+    await checkConfigsAbove(config);
+    return config;
+  }
+  return null;
+}
+
+const MAX_WORKER_SCAN_ENTRIES = 100000;
+
+// Every *.worker file beneath dir (symbolic links not followed, node_modules skipped, as
+// golem-forge's registry scans), hidden directories included: protecting more costs nothing.
+async function workerFilesUnder(dir, budget = { entries: MAX_WORKER_SCAN_ENTRIES }) {
+  const entries = await fs.promises.readdir(dir, { withFileTypes: true }).catch(() => []);
+  const files = [];
+  for (const entry of entries) {
+    if (--budget.entries < 0) {
+      throw new SandboxConfigError(`${dir}: more than ${MAX_WORKER_SCAN_ENTRIES} entries under the worker directories`);
     }
-    const parent = path.dirname(dir);
-    if (parent === dir) return null;
-    dir = parent;
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory() && entry.name !== 'node_modules') files.push(...(await workerFilesUnder(full, budget)));
+    else if (entry.isFile() && entry.name.endsWith('.worker')) files.push(full);
+  }
+  return files;
+}
+
+function workerDirsOf(program) {
+  const dir = typeof program.dir === 'string' ? program.dir : path.dirname(program.file);
+  const given = Array.isArray(program.workerPaths) ? program.workerPaths : ['workers', '.workers'];
+  return given.map((p) => path.resolve(dir, p));
+}
+
+const isDirectory = (p) => fs.promises.stat(p).then((st) => st.isDirectory(), () => false);
+
+// A worker directory is protected whole: bound read-only it is a mount point a command cannot
+// rename away and recreate, and no new worker can be added to it. Not when it holds a writable
+// area itself (workerPaths: ["."]): then only its .worker files are.
+async function workerProtections(program) {
+  const areas = writableAreas(program);
+  const out = [];
+  for (const dir of workerDirsOf(program)) {
+    if (!(await isDirectory(dir))) continue;
+    const real = await realOrGiven(dir);
+    const holdsArea = (await Promise.all(areas.map(realOrGiven))).some((a) => isWithin(a, real));
+    if (holdsArea || areas.some((a) => isWithin(a, dir))) out.push(...(await workerFilesUnder(dir)));
+    else out.push(dir);
+  }
+  return out;
+}
+
+// The paths a command run in this config's sandbox must not change, because the next run trusts
+// them: the config, every existing config name in its directory and each directory above (absent
+// names cannot be bound; discovery refuses them instead), and its worker directories.
+async function filesTheNextRunTrusts(program) {
+  const files = [path.resolve(program.file)];
+  for (const dir of ancestors(path.dirname(path.resolve(program.file)))) {
+    for (const name of await candidatesIn(dir)) files.push(path.join(dir, name));
+  }
+  files.push(...(await workerProtections(program)));
+  return [...new Set(files)];
+}
+
+// A .worker file given by hand (the CLI's --worker) that lies where the config's sandbox lets a
+// command write, and is not one of the protected worker files, may have been written by a
+// command: refused.
+async function checkWorkerFileTrusted(program, workerFile, trusted) {
+  const file = path.resolve(workerFile);
+  const real = await realOrGiven(file);
+  const protectedReal = await Promise.all(trusted.map(realOrGiven));
+  if (trusted.some((p) => isWithin(file, p)) || protectedReal.some((p) => isWithin(real, p))) return;
+  if (await insideAny(path.dirname(file), writableAreas(program))) {
+    throw new UntrustedConfigError('UNPROTECTED_WORKER',
+      `${file}: a .worker file where the sandbox lets commands write cannot be trusted (a command could ` +
+        'have written it). Keep worker files in the config\'s worker directories ' +
+        `(${workerDirsOf(program).map((d) => path.relative(path.dirname(program.file), d) || '.').join(', ')}), ` +
+        'which commands cannot change, or outside the writable areas.', { file });
   }
 }
 
@@ -188,6 +339,9 @@ module.exports = {
   parseProgramConfig,
   loadProgramConfig,
   findProgramConfig,
+  checkConfigsAbove,
+  filesTheNextRunTrusts,
+  checkWorkerFileTrusted,
   sandboxConfigFrom,
   parseWorkerFile,
   loadWorkerFile,

@@ -119,6 +119,18 @@ export declare class ConfigFileError extends SandboxConfigError {
   readonly expected: string;
   constructor(details: { file: string; line: number; column: number; keyPath: string; expected: string });
 }
+/** Config discovery refused what it found (code UNTRUSTED_CONFIG). */
+export declare class UntrustedConfigError extends SandboxConfigError {
+  readonly reason: 'SEVERAL_CANDIDATES' | 'WRITABLE_FROM_ABOVE' | 'UNREADABLE_ABOVE' | 'UNPROTECTED_WORKER';
+  /** The config, directory or .worker file refused. */
+  readonly file: string;
+  /** SEVERAL_CANDIDATES: the config names found in one directory. */
+  readonly names?: string[];
+  /** The config above, relative to the refused one's directory. */
+  readonly above?: string;
+  constructor(reason: UntrustedConfigError['reason'], message: string,
+    details?: { file?: string; names?: string[]; above?: string; cause?: unknown });
+}
 export declare class OutsideSandboxError extends SandboxError {
   readonly readablePaths: string[];
   constructor(path: string, readablePaths?: string[]);

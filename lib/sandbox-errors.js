@@ -186,6 +186,25 @@ class ConfigFileError extends SandboxConfigError {
   }
 }
 
+// Config discovery would not trust what it found: a directory holding more than one config name,
+// a config lying where a config above lets a sandbox write, or a config above that does not
+// parse. `reason` says which; `file` is the config (or directory) refused; `names` the candidate
+// names found; `above` the config above, relative to the refused one's directory.
+class UntrustedConfigError extends SandboxConfigError {
+  constructor(reason, message, { file, names, above, cause } = {}) {
+    super(message);
+    this.name = 'UntrustedConfigError';
+    this.code = 'UNTRUSTED_CONFIG';
+    this.reason = reason;
+    this.file = file;
+    if (names !== undefined) this.names = names;
+    if (above !== undefined) this.above = above;
+    if (cause !== undefined) {
+      Object.defineProperty(this, 'cause', { value: cause, writable: true, configurable: true });
+    }
+  }
+}
+
 function listOrNone(items) {
   return items.length === 0 ? 'none' : items.join(', ');
 }
@@ -320,6 +339,7 @@ module.exports = {
   AccessDeniedError,
   SandboxConfigError,
   ConfigFileError,
+  UntrustedConfigError,
   OutsideSandboxError,
   OperationBlockedError,
   SuffixNotAllowedError,

@@ -16,6 +16,7 @@ export const {
   AccessDeniedError,
   SandboxConfigError,
   ConfigFileError,
+  UntrustedConfigError,
   OutsideSandboxError,
   OperationBlockedError,
   SuffixNotAllowedError,

@@ -107,11 +107,14 @@ Check read_list(const ConfigNode& node, const std::string& path) {
   return at(node, path, "a list");
 }
 
-Check read_string_list(const ConfigNode& node, const std::string& path) {
+Check read_string_list(const ConfigNode& node, const std::string& path,
+                       std::vector<std::string>& out) {
   if (Check e = read_list(node, path)) return e;
+  out.clear();
   for (std::size_t i = 0; i < node.items.size(); ++i) {
-    std::string ignored;
-    if (Check e = read_string(node.items[i], key_path_item(path, i), ignored)) return e;
+    std::string item;
+    if (Check e = read_string(node.items[i], key_path_item(path, i), item)) return e;
+    out.push_back(std::move(item));
   }
   return std::nullopt;
 }
@@ -503,6 +506,14 @@ Check read_approval_mode(const ConfigNode& node) {
   return std::nullopt;
 }
 
+Check read_worker_paths(const ConfigNode& node, ProgramConfig& config) {
+  std::vector<std::string> given;
+  if (Check e = read_string_list(node, "workerPaths", given)) return e;
+  config.worker_paths.clear();
+  for (const std::string& dir : given) config.worker_paths.push_back(resolve_host(config.dir, dir));
+  return std::nullopt;
+}
+
 Check read_program(const ConfigNode& root, ProgramConfig& config) {
   if (root.kind == NodeKind::null) return std::nullopt;
   if (Check e = expect_map(root, "")) return e;
@@ -518,7 +529,7 @@ Check read_program(const ConfigNode& root, ProgramConfig& config) {
     } else if (entry.key == "approval") {
       e = read_approval_mode(entry.value);
     } else if (entry.key == "workerPaths") {
-      e = read_string_list(entry.value, entry.key);
+      e = read_worker_paths(entry.value, config);
     } else {
       e = unknown_key(entry, "", kTopKeys);
     }
@@ -701,6 +712,7 @@ Parsed<ProgramConfig> parse_program_config(std::string_view text, std::string_vi
   ProgramConfig config;
   config.file = std::string(file);
   config.dir = parent_dir(file);
+  config.worker_paths = {resolve_host(config.dir, "workers"), resolve_host(config.dir, ".workers")};
   if (Check e = read_program(std::get<ConfigNode>(tree), config)) return std::move(*e);
   return config;
 }

@@ -61,6 +61,9 @@ struct ProgramConfig {
   // No `sandbox` section means no file access at all (seed 002).
   std::optional<ProgramSandbox> sandbox;
   std::uint32_t max_depth = 5;  // delegation.maxDepth
+  // Where golem-forge looks for .worker files (workerPaths, default workers and .workers), as
+  // absolute directories: their .worker files are protected from the commands a sandbox runs.
+  std::vector<std::string> worker_paths;
 };
 
 // `file` must be absolute (relative paths in the config resolve against its directory).

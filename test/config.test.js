@@ -86,13 +86,18 @@ describe('findProgramConfig', () => {
     expect(outer.sandbox.root).toBe(path.join(base, 'outer'));
   });
 
-  test('in one directory .yaml is taken before .yml, and .yml before .json', async () => {
+  test('a directory holding more than one config name is refused, naming them (issue 11)', async () => {
     write(path.join(base, 'golem-forge.config.json'), '{"sandbox": {"root": "from-json"}}');
     expect((await findProgramConfig(base)).sandbox.root).toBe(path.join(base, 'from-json'));
     write(path.join(base, 'golem-forge.config.yml'), 'sandbox: {root: from-yml}\n');
-    expect((await findProgramConfig(base)).sandbox.root).toBe(path.join(base, 'from-yml'));
+    const two = await findProgramConfig(base).catch((e) => e);
+    expect(two).toBeInstanceOf(SandboxConfigError);
+    expect(two.code).toBe('UNTRUSTED_CONFIG');
+    expect(two.names).toEqual(['golem-forge.config.yml', 'golem-forge.config.json']);
     write(path.join(base, 'golem-forge.config.yaml'), 'sandbox: {root: from-yaml}\n');
-    expect((await findProgramConfig(base)).sandbox.root).toBe(path.join(base, 'from-yaml'));
+    const three = await findProgramConfig(base).catch((e) => e);
+    expect(three.names).toEqual(CONFIG_FILE_NAMES);
+    expect(three.message).toMatch(/Keep one/);
   });
 
   test('a directory with a config file name is not a config', async () => {
@@ -195,6 +200,7 @@ describe('the model', () => {
       file: file(),
       dir: proj,
       delegation: { maxDepth: 3 },
+      workerPaths: [path.join(proj, 'workers'), path.join(proj, 'more-workers')],
       sandbox: {
         layout: 'mounts',
         root: path.join(proj, 'project'),

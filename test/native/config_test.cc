@@ -485,6 +485,7 @@ TEST(ProgramConfig, MountFormWithEveryKey) {
   EXPECT_EQ(c.file, kYamlFile);
   EXPECT_EQ(c.dir, "/proj/cfg");
   EXPECT_EQ(c.max_depth, 3u);
+  EXPECT_EQ(c.worker_paths, (std::vector<std::string>{"/proj/cfg/workers", "/proj/cfg/more"}));
   ASSERT_TRUE(c.sandbox.has_value());
   const msb::ProgramSandbox& s = *c.sandbox;
   EXPECT_EQ(s.layout, msb::SandboxLayout::mounts);
@@ -510,6 +511,8 @@ TEST(ProgramConfig, Defaults) {
   const ProgramConfig c = config_ok("sandbox: {}\n");
   ASSERT_TRUE(c.sandbox.has_value());
   EXPECT_EQ(c.max_depth, 5u);
+  // golem-forge's default worker directories.
+  EXPECT_EQ(c.worker_paths, (std::vector<std::string>{"/proj/cfg/workers", "/proj/cfg/.workers"}));
   EXPECT_EQ(c.sandbox->root, "/proj/cfg");
   EXPECT_FALSE(c.sandbox->readonly);
   EXPECT_EQ(describe_policy(c.sandbox->approval, c.sandbox->policy), "w=ask d=ask deny=[]");
