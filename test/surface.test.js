@@ -81,7 +81,9 @@ function runtimeDefaults() {
         network: exec.network,
         namespaces: exec.namespaces,
         allowWeakerEnforcement: exec.allowWeaker,
+        workspace: exec.workspace,
       },
+      ExecLimits: { processes: exec.limits.processes },
       MountSandboxConfig: {
         readonly: config.readonly,
         maxReadBytes: config.maxReadBytes,
