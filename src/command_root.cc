@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 
@@ -317,9 +318,20 @@ void note_system_links(ExecPolicy& policy) {
     if (entry.target != entry.path || entry.access != PathAccess::read) continue;
     struct stat st {};
     if (::lstat(entry.path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) continue;
+    char* resolved = ::realpath(entry.path.c_str(), nullptr);
+    if (resolved == nullptr) continue;
+    const std::string real(resolved);
+    std::free(resolved);
+    // /etc/resolv.conf -> /run/...: recreated, the link would dangle; the file is bound instead.
+    const bool lands_in_view =
+        std::any_of(policy.paths.begin(), policy.paths.end(), [&](const ExecPath& other) {
+          return &other != &entry && other.target == other.path &&
+                 other.access == PathAccess::read && path_is_within(real, other.path);
+        });
     char buf[4096];
     ssize_t n = ::readlink(entry.path.c_str(), buf, sizeof buf);
-    if (n > 0 && static_cast<std::size_t>(n) < sizeof buf) entry.link.assign(buf, n);
+    if (lands_in_view && n > 0 && static_cast<std::size_t>(n) < sizeof buf)
+      entry.link.assign(buf, static_cast<std::size_t>(n));
   }
 }
 

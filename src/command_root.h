@@ -14,7 +14,8 @@ namespace msb {
 
 // Before canonicalize_paths: a path placed at its own host path (a system path) that is a
 // symlink into another such path is recreated as that symlink rather than bound, as merged-usr
-// /bin -> usr/bin is; the others are bound as the file the link names.
+// /bin -> usr/bin and /etc/localtime -> /usr/share/zoneinfo/... are; the others are bound as
+// the file the link names (/etc/resolv.conf -> /run/..., which the root does not hold).
 void note_system_links(ExecPolicy& policy);
 
 // In the new user and mount namespaces, with `fds` the policy's paths opened there: builds the

@@ -1232,6 +1232,19 @@ describe('what the command can plant for later: moving what the next run trusts'
 });
 
 describe('[private-root] the command\'s own root', () => {
+  needs('private-root')('[private-root] a system path that is a symlink stays one where it lands in the root, else its file is bound (/etc/resolv.conf -> /run/...)', () => {
+    const toUsr = path.join(base, 'to-usr');
+    const resolv = path.join(base, 'resolv.conf');
+    fs.symlinkSync('/usr/bin/env', toUsr);
+    write(path.join(base, 'run', 'stub-resolv.conf'), 'nameserver 192.0.2.1\n');
+    fs.symlinkSync(path.join(base, 'run', 'stub-resolv.conf'), resolv);
+    const placed = (p) => ({ path: p, access: 'read', target: p });
+    const script = `readlink ${q(toUsr)}; cat ${q(resolv)}; readlink ${q(resolv)} || echo not-a-link; ls ${q(path.join(base, 'run'))}`;
+    const run = launchSync(launcherPolicy(['sh', '-c', script], { paths: [...SYSTEM_READ, placed(toUsr), placed(resolv)] }));
+    expect(run.stdout).toBe('/usr/bin/env\nnameserver 192.0.2.1\nnot-a-link\n');
+    expect(run.stderr).toMatch(/No such file or directory/); // the link's directory is not there
+  });
+
   needs('private-root')('[private-root] the sandbox is at /workspace: absolute and relative paths work, pwd shows no host path', async () => {
     write(path.join(root, 'src', 'app.ts'), 'app');
     const result = await run(sandbox, ['sh', '-c', 'pwd; cat /workspace/src/app.ts; echo; cat app.ts; echo; cat /workspace/ro/ro.txt; echo; ls -la /workspace; echo made > /workspace/data/made.txt'], { cwd: '/src' });
