@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 'use strict';
 
-// mount-sandbox <check|explain|exec> [--help]: validate a program config, explain how a virtual
-// path resolves, run a command confined to the sandbox. Each command's help is in COMMANDS.
+// mount-sandbox <check|explain|exec|apparmor> [--help]: validate a program config, explain how a
+// virtual path resolves, run a command confined to the sandbox, print the AppArmor profile its
+// launcher needs on Ubuntu. Each command's help is in COMMANDS.
 const os = require('os');
 const path = require('path');
 const fs = require('fs');
@@ -10,6 +11,8 @@ const ms = require('../lib/index.js');
 const { rulesFor } = require('../lib/errors.js');
 const { addProtectedFiles } = require('../lib/protected.js');
 const { checkConfigsAbove, filesTheNextRunTrusts, checkWorkerFileTrusted } = require('../lib/program.js');
+const { launcherPath } = require('../lib/launcher.js');
+const apparmor = require('../lib/apparmor.js');
 const { version } = require('../package.json');
 
 const CONFIG_OPTION = '  --config dir|file   the program config file, or the directory to search upward from for\n' +
@@ -59,6 +62,18 @@ ${WORKER_OPTION}
 
 Exit status: the command's; 124 on timeout; 128+n when killed by signal n; 1 when the sandbox
 refuses to run it; 2 usage error.`,
+  },
+  apparmor: {
+    synopsis: 'mount-sandbox apparmor',
+    summary: 'Print the AppArmor profile that lets exec\'s launcher create user namespaces (Ubuntu 24.04).',
+    help: `Print on stdout the AppArmor profile that allows msb-launch, the program exec runs first,
+to create user namespaces where ${apparmor.SYSCTL} is 1 (Ubuntu 23.10 and
+later), naming the launcher this package uses by its real path. Print on stderr whether this
+kernel restricts them, and the two commands that install and load the profile:
+  ${apparmor.LOAD_COMMANDS.join('\n  ')}
+Nothing is installed or loaded. Run it again after the package moves or is reinstalled elsewhere.
+
+Exit status: 0 printed; 1 no launcher was found; 2 usage error.`,
   },
 };
 
@@ -260,6 +275,21 @@ async function exec(args) {
   return { code, lines, stdout: result.stdout, stderr: result.stderr };
 }
 
+// Whether this kernel needs the profile, as the first line of what `apparmor` says on stderr.
+function restrictionLine() {
+  const restricted = apparmor.kernelRestrictsUserNamespaces();
+  if (restricted) return `this kernel restricts user namespaces (${apparmor.SYSCTL} = 1): exec needs this profile. Install and load it, as root:`;
+  const setting = restricted === null ? `no ${apparmor.SYSCTL}` : `${apparmor.SYSCTL} = 0`;
+  return `this kernel does not restrict user namespaces (${setting}): exec needs no profile here. Where it does, install and load it, as root:`;
+}
+
+function appArmorProfile(args) {
+  if (args.positional.length > 1) throw new UsageError('apparmor takes no arguments');
+  const profile = apparmor.profileFor(fs.realpathSync(launcherPath()));
+  const stderr = `mount-sandbox: ${restrictionLine()}\n${apparmor.LOAD_COMMANDS.map((line) => `  ${line}\n`).join('')}`;
+  return { code: 0, lines: [], stdout: profile, stderr };
+}
+
 async function main(argv) {
   const args = parseArgs(argv);
   const command = args.positional[0];
@@ -272,6 +302,7 @@ async function main(argv) {
   if (command === 'check') return { code: 0, lines: await check(args) };
   if (command === 'explain') return { code: 0, lines: await explain(args) };
   if (command === 'exec') return exec(args);
+  if (command === 'apparmor') return appArmorProfile(args);
   throw new UsageError(`unknown command ${command}`);
 }
 

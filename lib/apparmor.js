@@ -61,6 +61,15 @@ function profileFor(launcher) {
   return template.split(PLACEHOLDER).join(quotePath(launcher));
 }
 
+// isSupported() never throws: a launcher that just vanished is named as it was found.
+function realPath(file) {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return file;
+  }
+}
+
 // Whether /etc/apparmor.d holds this package's profile for this launcher. Loading it cannot be
 // checked without root, but the commands write and load it together, and boot loads the directory.
 function profileInstalled(launcher) {
@@ -79,7 +88,7 @@ const RESTRICTION = `this kernel lets unprivileged programs create user namespac
 // Why sandbox.exec() refuses here by default, or null when AppArmor is not in the way.
 function execBlockedReason(launcher) {
   if (!restrictsThisProcess()) return null;
-  if (launcher !== null && profileInstalled(fs.realpathSync(launcher))) return null;
+  if (launcher !== null && profileInstalled(realPath(launcher))) return null;
   return `${RESTRICTION}, and none allows the exec launcher msb-launch: run \`${COMMAND}\` for that ` +
     'profile and the two commands that load it';
 }

@@ -11,6 +11,7 @@ const path = require('path');
 const { launcherPath } = require('./launcher');
 const { ExecEnforcementError, ExecError, UnsupportedPlatformError } = require('./errors');
 const { protectedFiles } = require('./protected');
+const { appArmorNamespaceFailure } = require('./apparmor');
 const { plainData } = require('./plain');
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -318,11 +319,13 @@ const STAGE_MESSAGES = {
   ],
 };
 
-function launchError(stage, errno, cwd) {
+function launchError(reportedStage, errno, cwd) {
+  // Where AppArmor keeps the launcher from its namespaces (Ubuntu), the message says what to run.
+  const { stage, hint } = appArmorNamespaceFailure(reportedStage, errno);
   const known = Object.hasOwn(STAGE_MESSAGES, stage) ? STAGE_MESSAGES[stage] : undefined;
   if (known) {
     return new ExecEnforcementError(
-      `Refusing to run: ${known[0]}. Pass { allowWeakerEnforcement: true } to run with what this machine offers.`,
+      `Refusing to run: ${known[0]}.${hint} Pass { allowWeakerEnforcement: true } to run with what this machine offers.`,
       known[1],
     );
   }

@@ -7,6 +7,7 @@
 const fs = require('fs');
 const path = require('path');
 const { UnsupportedPlatformError } = require('./sandbox-errors');
+const { execBlockedReason } = require('./apparmor');
 
 const PREBUILT_TARGETS = ['linux-x64', 'linux-arm64'];
 const BUILD_COMMAND = 'npm run build --prefix node_modules/mount-sandbox';
@@ -124,6 +125,15 @@ function findLauncher() {
   return launcher;
 }
 
+function execSupport(launcherFile) {
+  if (launcherFile === null) {
+    return { supported: false, reason: 'the exec launcher msb-launch was not found beside the addon, or is not executable' };
+  }
+  // Ubuntu's AppArmor restriction: exec (namespaces "require") refuses until a profile allows it.
+  const blocked = execBlockedReason(launcherFile);
+  return blocked === null ? { supported: true } : { supported: false, reason: blocked };
+}
+
 // { supported: true } or { supported: false, reason }; `exec` says the same for sandbox.exec()'s
 // launcher. Loads the addon (once), because only loading proves it works.
 function isSupported() {
@@ -133,10 +143,7 @@ function isSupported() {
     if (!(error instanceof UnsupportedPlatformError)) throw error;
     return { supported: false, reason: error.reason, exec: { supported: false, reason: error.reason } };
   }
-  const exec = findLauncher() === null
-    ? { supported: false, reason: 'the exec launcher msb-launch was not found beside the addon, or is not executable' }
-    : { supported: true };
-  return { supported: true, exec };
+  return { supported: true, exec: execSupport(findLauncher()) };
 }
 
 module.exports = { addon, isSupported, findLauncher, SOLUTIONS };
