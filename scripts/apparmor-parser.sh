@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Puts an AppArmor 4 parser in build/apparmor-parser/ for test/apparmor.test.js, which checks the
+# Puts an AppArmor 4 parser in .cache/apparmor-parser/ for test/apparmor.test.js, which checks the
 # shipped profile with it (parse and compile, never a kernel load). Debian 12's apparmor package
 # is 3.0, older than the `userns` rule and abi 4.0 the profile needs, so this takes Debian 13's
 # apparmor and libc6 packages, unpacked beside each other (nothing is installed), and writes a
@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-out=build/apparmor-parser
+out=.cache/apparmor-parser
 suite=trixie
 if [ -x "$out/apparmor_parser" ] && "$out/apparmor_parser" --version >/dev/null 2>&1; then exit 0; fi
 rm -rf "$out"

@@ -48,7 +48,7 @@ function cli(args, env = {}) {
 // ---- a real AppArmor 4 parser (Debian 12 ships 3.0, which predates the userns rule) ----
 
 function appArmorParser() {
-  const candidates = [process.env.MSB_APPARMOR_PARSER, path.join(ROOT, 'build/apparmor-parser/apparmor_parser'), 'apparmor_parser'];
+  const candidates = [process.env.MSB_APPARMOR_PARSER, path.join(ROOT, '.cache/apparmor-parser/apparmor_parser'), 'apparmor_parser'];
   for (const parser of candidates.filter(Boolean)) {
     const result = spawnSync(parser, ['--version'], { encoding: 'utf8' });
     const major = /version (\d+)\./.exec(result.stdout || '');
