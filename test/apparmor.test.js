@@ -206,15 +206,9 @@ describe('mount-sandbox apparmor', () => {
 
 // ---- a real refusal: the launcher runs where the kernel refuses it a user namespace ----
 
-// `node -e script` in a user namespace whose namespace limit is used up by the one it runs in,
-// as uid 1000 (not root) there: the launcher's unshare(CLONE_NEWUSER) fails as on a restricted
-// kernel. Each case's outcome comes back as JSON.
-function execWhereNamespacesAreRefused(hostRootDir, cases) {
-  const sandboxRoot = path.join(base, 'sandbox-root');
-  fs.mkdirSync(sandboxRoot, { recursive: true });
-  fs.chmodSync(base, 0o755);
-  fs.chmodSync(sandboxRoot, 0o777);
-  const script = `
+// The script run as `node -e` by execWhere(): each case's outcome of a sandbox.exec, as JSON.
+function execCasesScript(sandboxRoot, cases) {
+  return `
     const ms = require(${JSON.stringify(ROOT)});
     (async () => {
       const sandbox = ms.createMountSandbox({ root: ${JSON.stringify(sandboxRoot)} });
@@ -224,13 +218,31 @@ function execWhereNamespacesAreRefused(hostRootDir, cases) {
           const r = await sandbox.exec(['sh', '-c', 'echo ran'], options);
           out[name] = { stdout: r.stdout, missing: r.enforcement.missing };
         } catch (e) {
-          out[name] = { error: e.constructor.name, code: e.code, message: e.message, missing: e.missing };
+          out[name] = { error: e.constructor.name, code: e.code, stage: e.stage, message: e.message, missing: e.missing };
         }
       }
       console.log(JSON.stringify(out));
     })();`;
-  const inner = `echo 1 > /proc/sys/user/max_user_namespaces && exec unshare --user --map-user=1000 --map-group=1000 "$0" -e "$1"`;
-  const result = spawnSync('unshare', ['--user', '--map-root-user', 'sh', '-c', inner, process.execPath, script], {
+}
+
+// Runs the cases as uid 1000 (not root) in a user namespace where the kernel refuses the
+// launcher its own namespace, in one of two ways:
+// - 'unshare': the namespace limit is used up by the one the cases run in, so the launcher's
+//   unshare(CLONE_NEWUSER) fails, as where the restriction denies creation outright;
+// - 'id-maps': unshare succeeds and writing the id maps is refused (Landlock: nothing beneath
+//   /proc is writable), as Ubuntu 24.04's unprivileged_userns profile refuses them.
+function execWhere(refusal, hostRootDir, cases) {
+  const sandboxRoot = path.join(base, 'sandbox-root');
+  fs.mkdirSync(sandboxRoot, { recursive: true });
+  fs.chmodSync(base, 0o755);
+  fs.chmodSync(sandboxRoot, 0o777);
+  const script = execCasesScript(sandboxRoot, cases);
+  const asUser = ['unshare', '--user', '--map-user=1000', '--map-group=1000'];
+  const argv = refusal === 'unshare'
+    ? ['unshare', '--user', '--map-root-user', 'sh', '-c',
+      `echo 1 > /proc/sys/user/max_user_namespaces && exec ${asUser.join(' ')} "$0" -e "$1"`, process.execPath, script]
+    : [...asUser, 'python3', path.join(__dirname, 'fixtures', 'no-proc-writes.py'), process.execPath, '-e', script];
+  const result = spawnSync(argv[0], argv.slice(1), {
     encoding: 'utf8', timeout: 45000, env: { ...process.env, MOUNT_SANDBOX_TEST_HOST_ROOT: hostRootDir },
   });
   if (result.status !== 0) throw new Error(`the child failed: ${result.stderr}`);
@@ -239,7 +251,7 @@ function execWhereNamespacesAreRefused(hostRootDir, cases) {
 
 describe('where the kernel refuses the launcher its user namespace', () => {
   test('under AppArmor\'s restriction the refusal names the command that allows msb-launch, and runs nothing weaker', () => {
-    const out = execWhereNamespacesAreRefused(hostRoot(1), {
+    const out = execWhere('unshare', hostRoot(1), {
       required: {},
       weaker: { allowWeakerEnforcement: true },
     });
@@ -261,10 +273,32 @@ describe('where the kernel refuses the launcher its user namespace', () => {
   });
 
   test('without the restriction the refusal does not blame AppArmor', () => {
-    const out = execWhereNamespacesAreRefused(hostRoot(0), { required: {} });
+    const out = execWhere('unshare', hostRoot(0), { required: {} });
     expect(out.required.error).toBe('ExecEnforcementError');
     expect(out.required.message).not.toContain('AppArmor');
     expect(out.support).toEqual({ supported: true });
+  });
+});
+
+describe('where the restriction refuses the id maps after unshare (Ubuntu 24.04)', () => {
+  test('"prefer" and allowWeakerEnforcement run without the layer, saying so; "require" names the command', () => {
+    const out = execWhere('id-maps', hostRoot(1), {
+      required: {},
+      prefer: { namespaces: 'prefer' },
+      weaker: { allowWeakerEnforcement: true },
+    });
+    expect(out.euid).toBe(1000);
+    expect(out.required.error).toBe('ExecEnforcementError');
+    expect(out.required.missing).toEqual(['namespaces']);
+    expect(out.required.message).toContain('`npx mount-sandbox apparmor`');
+    expect(out.prefer).toEqual({ stdout: 'ran\n', missing: expect.arrayContaining(['namespaces']) });
+    expect(out.weaker).toEqual({ stdout: 'ran\n', missing: expect.arrayContaining(['namespaces']) });
+  });
+
+  test('where the sysctl is off, the same refusal stays a launcher failure: nothing runs', () => {
+    const out = execWhere('id-maps', hostRoot(0), { prefer: { namespaces: 'prefer' } });
+    expect(out.prefer.error).toBe('ExecError');
+    expect(out.prefer.stage).toBe('namespaces');
   });
 });
 
