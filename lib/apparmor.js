@@ -95,20 +95,26 @@ function execBlockedReason(launcher) {
 
 const NAMESPACE_STAGES = ['namespaces-unavailable', 'namespaces-required'];
 
+// Whether the launcher was refused its id maps by the restriction: after unshare(), too late for
+// that launcher to go on without the namespace layer.
+function refusedIdMaps(stage, errno) {
+  const refused = errno === os.constants.errno.EPERM || errno === os.constants.errno.EACCES;
+  return stage === 'namespaces' && refused && restrictsThisProcess();
+}
+
 // A launcher failure as the restriction explains it: { stage, hint }, where hint is the sentence
 // to add to the refusal ('' when AppArmor is not why). Under Ubuntu's unprivileged_userns profile
 // unshare() succeeds and writing the id maps fails with EPERM, reported as stage "namespaces":
 // that is the restriction refusing the layer, so it reads as "namespaces-unavailable".
 function appArmorNamespaceFailure(stage, errno) {
-  const unchanged = { stage, hint: '' };
-  const refused = errno === os.constants.errno.EPERM || errno === os.constants.errno.EACCES;
-  const namespaceStage = NAMESPACE_STAGES.includes(stage) || (stage === 'namespaces' && refused);
-  if (!namespaceStage || !restrictsThisProcess()) return unchanged;
-  return {
-    stage: stage === 'namespaces' ? 'namespaces-unavailable' : stage,
-    hint: ` Here ${RESTRICTION}: run \`${COMMAND}\` for a profile that allows the exec launcher ` +
-      'msb-launch, and the two commands that load it.',
-  };
+  if (refusedIdMaps(stage, errno)) return { stage: 'namespaces-unavailable', hint: hintSentence() };
+  if (!NAMESPACE_STAGES.includes(stage) || !restrictsThisProcess()) return { stage, hint: '' };
+  return { stage, hint: hintSentence() };
+}
+
+function hintSentence() {
+  return ` Here ${RESTRICTION}: run \`${COMMAND}\` for a profile that allows the exec launcher ` +
+    'msb-launch, and the two commands that load it.';
 }
 
 module.exports = {
@@ -123,4 +129,5 @@ module.exports = {
   profileFor,
   execBlockedReason,
   appArmorNamespaceFailure,
+  refusedIdMaps,
 };

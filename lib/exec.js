@@ -11,7 +11,7 @@ const path = require('path');
 const { launcherPath } = require('./launcher');
 const { ExecEnforcementError, ExecError, UnsupportedPlatformError } = require('./errors');
 const { protectedFiles } = require('./protected');
-const { appArmorNamespaceFailure } = require('./apparmor');
+const { appArmorNamespaceFailure, refusedIdMaps } = require('./apparmor');
 const { plainData } = require('./plain');
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -499,6 +499,18 @@ function enforcedLimits(limits, layers) {
   };
 }
 
+// Ubuntu's AppArmor restriction lets the launcher unshare, then refuses it the id maps: too late
+// for that launcher to go without namespaces. Where the caller allows that ("prefer", or
+// allowWeakerEnforcement), a second launcher runs with namespaces "off" (the command had not
+// started); it still refuses where the layer is indispensable, as the first would have.
+async function runAllowingFallback(policy, opts) {
+  const ran = await run(policy, opts);
+  const { error } = ran.status;
+  const allowed = policy.namespaces === 'prefer' || policy.allowWeaker;
+  if (!error || !allowed || !refusedIdMaps(error.stage, error.errno)) return ran;
+  return run({ ...policy, namespaces: 'off' }, opts);
+}
+
 // `handle` is the sandbox's native object (for its pinned mount sources).
 async function exec(sandbox, handle, givenArgv, options = {}) {
   const argv = Array.isArray(givenArgv) ? plainData(givenArgv, typeError, 'argv') : givenArgv;
@@ -512,7 +524,7 @@ async function exec(sandbox, handle, givenArgv, options = {}) {
   try {
     const protectedPaths = protectedFiles(sandbox).filter((file) => fs.existsSync(file));
     const policy = launchPolicy(sandboxPaths, protectedPaths, opts, argv, cwd, tmp);
-    const ran = await run(policy, opts);
+    const ran = await runAllowingFallback(policy, opts);
     const { status } = ran;
     enforced = status.ok;
     if (status.error) throw launchError(status.error.stage, status.error.errno, opts.cwd);

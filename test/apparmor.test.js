@@ -215,7 +215,7 @@ function execCasesScript(sandboxRoot, cases) {
       const out = { euid: process.geteuid(), support: ms.isSupported().exec };
       for (const [name, options] of Object.entries(${JSON.stringify(cases)})) {
         try {
-          const r = await sandbox.exec(['sh', '-c', 'echo ran'], options);
+          const r = await sandbox.exec(['sh', '-c', 'echo left > "$TMPDIR/file"; echo ran'], options);
           out[name] = { stdout: r.stdout, missing: r.enforcement.missing };
         } catch (e) {
           out[name] = { error: e.constructor.name, code: e.code, stage: e.stage, message: e.message, missing: e.missing };
@@ -242,11 +242,14 @@ function execWhere(refusal, hostRootDir, cases) {
     ? ['unshare', '--user', '--map-root-user', 'sh', '-c',
       `echo 1 > /proc/sys/user/max_user_namespaces && exec ${asUser.join(' ')} "$0" -e "$1"`, process.execPath, script]
     : [...asUser, 'python3', path.join(__dirname, 'fixtures', 'no-proc-writes.py'), process.execPath, '-e', script];
+  const tmp = path.join(base, 'tmp');
+  fs.mkdirSync(tmp, { mode: 0o777 });
+  fs.chmodSync(tmp, 0o777);
   const result = spawnSync(argv[0], argv.slice(1), {
-    encoding: 'utf8', timeout: 45000, env: { ...process.env, MOUNT_SANDBOX_TEST_HOST_ROOT: hostRootDir },
+    encoding: 'utf8', timeout: 45000, env: { ...process.env, MOUNT_SANDBOX_TEST_HOST_ROOT: hostRootDir, TMPDIR: tmp },
   });
   if (result.status !== 0) throw new Error(`the child failed: ${result.stderr}`);
-  return { ...JSON.parse(result.stdout), sandboxRoot };
+  return { ...JSON.parse(result.stdout), sandboxRoot, leftInTmp: fs.readdirSync(tmp) };
 }
 
 describe('where the kernel refuses the launcher its user namespace', () => {
@@ -293,6 +296,9 @@ describe('where the restriction refuses the id maps after unshare (Ubuntu 24.04)
     expect(out.required.message).toContain('`npx mount-sandbox apparmor`');
     expect(out.prefer).toEqual({ stdout: 'ran\n', missing: expect.arrayContaining(['namespaces']) });
     expect(out.weaker).toEqual({ stdout: 'ran\n', missing: expect.arrayContaining(['namespaces']) });
+    // Each command's temp directory is removed (without namespaces, by a confined rm, which the
+    // restriction refuses its id maps too).
+    expect(out.leftInTmp).toEqual([]);
   });
 
   test('where the sysctl is off, the same refusal stays a launcher failure: nothing runs', () => {
