@@ -118,14 +118,9 @@ function hintSentence() {
 }
 
 module.exports = {
-  COMMAND,
   LOAD_COMMANDS,
-  PROFILE_FILE,
   SYSCTL,
-  TEMPLATE,
-  PLACEHOLDER,
   kernelRestrictsUserNamespaces,
-  quotePath,
   profileFor,
   execBlockedReason,
   appArmorNamespaceFailure,
