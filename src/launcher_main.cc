@@ -135,10 +135,21 @@ msb::UniqueFd open_cwd(const std::string& path, const msb::ExecPolicy& policy) {
   return fd;
 }
 
+// Per process, inherited by everything the command starts.
+void set_resource_limits(const msb::ExecLimits& limits) {
+  auto limit = [](int resource, rlim_t value) {
+    rlimit r{value, value};
+    if (::setrlimit(resource, &r) != 0) fail("limits", errno);
+  };
+  if (limits.memory_bytes > 0) limit(RLIMIT_DATA, static_cast<rlim_t>(limits.memory_bytes));
+  if (limits.cpu_seconds > 0) limit(RLIMIT_CPU, limits.cpu_seconds);
+}
+
 [[noreturn]] void exec_command(const msb::ExecPolicy& policy, const msb::UniqueFd& cwd) {
   if (::fchdir(cwd.get()) != 0) fail("cwd", errno);
   if (msb::Status dropped = msb::drop_capabilities(); !dropped)
     fail("capabilities", dropped.error().sys_errno);
+  set_resource_limits(policy.limits);
   int err = exec_searching_path(policy);
   report("exec " + std::to_string(err));
   ::_exit(kExecFailed);
@@ -266,20 +277,11 @@ void apply_seccomp(const msb::ExecPolicy& policy, bool own_network, Layers& laye
   layers.miss("seccomp");
 }
 
-// Per process, inherited by everything the command starts.
-void apply_resource_limits(const msb::ExecLimits& limits, Layers& layers) {
-  auto limit = [](int resource, rlim_t value) {
-    rlimit r{value, value};
-    if (::setrlimit(resource, &r) != 0) fail("limits", errno);
-  };
-  if (limits.memory_bytes > 0) {
-    limit(RLIMIT_DATA, static_cast<rlim_t>(limits.memory_bytes));
-    layers.apply("memory-limit");
-  }
-  if (limits.cpu_seconds > 0) {
-    limit(RLIMIT_CPU, limits.cpu_seconds);
-    layers.apply("cpu-limit");
-  }
+// Reported with the other layers; set by the command's own process just before the exec, so that
+// neither we nor the PID namespace's init run under them.
+void report_resource_limits(const msb::ExecLimits& limits, Layers& layers) {
+  if (limits.memory_bytes > 0) layers.apply("memory-limit");
+  if (limits.cpu_seconds > 0) layers.apply("cpu-limit");
 }
 
 // Landlock and seccomp, then the report: the last steps before the command starts.
@@ -288,7 +290,7 @@ void confine(const msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds, boo
   apply_landlock(policy, fds, own_network, layers);
   fds.clear();
   apply_seccomp(policy, own_network, layers);
-  apply_resource_limits(policy.limits, layers);
+  report_resource_limits(policy.limits, layers);
   layers.apply("no-capabilities");
   report(layers.line());
 }
