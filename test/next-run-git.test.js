@@ -227,6 +227,11 @@ maybe('a writable repository: what git would run later stays as it was', () => {
     expect(fs.existsSync(path.join(repo, '.git', 'hooks', 'pre-commit'))).toBe(true);
   });
 
+  test('protectGit takes a boolean only', async () => {
+    const sandbox = createMountSandbox({ root: repo });
+    await expect(exec(sandbox, 'true', { protectGit: 'no' })).rejects.toThrow(TypeError);
+  });
+
   test('a .git/hooks that is a symbolic link cannot be kept read-only: the run is refused, naming no host path', async () => {
     const shared = path.join(repo, 'shared-hooks');
     fs.mkdirSync(shared);
