@@ -184,11 +184,15 @@ class Plan {
     if (st.isDirectory()) this.protect.add(hooks);
   }
 
-  nestedGitDirs(parent) {
+  // A submodule named "a/b" lives in modules/a/b: a directory without HEAD only holds others.
+  nestedGitDirs(parent, depth = 0) {
     const st = lstatOrNull(parent);
     if (st === null || !st.isDirectory()) return;
     for (const entry of fs.readdirSync(parent, { withFileTypes: true })) {
-      if (entry.isDirectory()) this.gitDir(path.join(parent, entry.name));
+      if (!entry.isDirectory()) continue;
+      const dir = path.join(parent, entry.name);
+      if (lstatOrNull(path.join(dir, 'HEAD')) !== null) this.gitDir(dir);
+      else if (depth < 8) this.nestedGitDirs(dir, depth + 1);
     }
   }
 }

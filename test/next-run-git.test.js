@@ -212,6 +212,20 @@ maybe('a writable repository: what git would run later stays as it was', () => {
     expect(ranPlanted()).toEqual([]);
   });
 
+  // Known gap, kept as a failing test so that closing it shows: a repository the command creates
+  // has nothing to bind before the run, and a gitlink it adds to the (writable) index makes the
+  // host's `git status` run git inside it. Needs a check after the run (new gitlinks or .git).
+  test.failing('a new repository registered as a gitlink in the index never runs on the host', async () => {
+    const sandbox = createMountSandbox({ root: repo });
+    await exec(sandbox, `
+      ${plantScript('monitor.sh', 'fsmonitor')}
+      git init -q sub && git -C sub commit -q --allow-empty -m sub
+      git -C sub config core.fsmonitor ${path.join(repo, 'monitor.sh')}
+      git update-index --add --cacheinfo 160000,$(git -C sub rev-parse HEAD),sub`);
+    hostGit(repo, ['status']);
+    expect(ranPlanted()).toEqual([]);
+  });
+
   test('git add and git commit inside the sandbox keep working', async () => {
     const sandbox = createMountSandbox({ root: repo });
     const result = await exec(sandbox, 'echo more >> app.txt && git add app.txt && git commit -q -m inside && git status --short');
