@@ -28,12 +28,25 @@ const PLANTABLE = ['commondir', 'config.worktree'];
 // Git directories below a git directory (submodules, linked worktrees).
 const NESTED_GIT_DIRS = ['modules', 'worktrees'];
 
+// EACCES counts as absent: what we cannot see, the command (as us, without capabilities) cannot
+// write either.
 function lstatOrNull(file) {
   try {
     return fs.lstatSync(file);
   } catch (err) {
-    if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return null;
+    if (err.code === 'ENOENT' || err.code === 'ENOTDIR' || err.code === 'EACCES') return null;
     throw err;
+  }
+}
+
+// The start of a file, at most `limit` bytes: a planted .git file may be huge.
+function head(file, limit) {
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+  try {
+    const buf = Buffer.alloc(limit);
+    return buf.subarray(0, fs.readSync(fd, buf, 0, limit, 0)).toString('utf8');
+  } finally {
+    fs.closeSync(fd);
   }
 }
 
@@ -51,8 +64,7 @@ const within = (inner, outer) => inner === outer || inner.startsWith(outer.endsW
 
 // The first line of a file git reads (a .git file's "gitdir: X", a commondir), or null.
 function firstLine(file) {
-  const text = fs.readFileSync(file, 'utf8');
-  const line = text.split('\n')[0].replace(/\r$/, '');
+  const line = head(file, 4096).split('\n')[0].replace(/\r$/, '');
   return line === '' ? null : line;
 }
 
@@ -62,7 +74,7 @@ function submodulePaths(top) {
   const st = lstatOrNull(file);
   if (!st || !st.isFile()) return [];
   const out = [];
-  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+  for (const line of head(file, 1 << 20).split('\n')) {
     const match = /^\s*path\s*=\s*(.+?)\s*$/i.exec(line);
     if (!match) continue;
     const rel = match[1].replace(/^"(.*)"$/, '$1');
@@ -207,7 +219,13 @@ class Plan {
  */
 function gitProtection(writableDirs) {
   const plan = new Plan(writableDirs);
-  for (const dir of plan.writable) plan.worktree(dir);
+  try {
+    for (const dir of plan.writable) plan.worktree(dir);
+  } catch (err) {
+    if (err instanceof ExecError) throw err;
+    // fs errors name host paths: only the code goes out.
+    throw new ExecError(`cannot inspect a repository in a writable mount (${err.code || 'error'}); refusing to run`, undefined, 'git-protect');
+  }
   return { protect: [...plan.protect], pin: [...plan.pin], absent: [...plan.absent] };
 }
 

@@ -194,6 +194,23 @@ maybe('a writable repository: what git would run later stays as it was', () => {
     expect(fs.readFileSync(path.join(tree, '.git'), 'utf8')).toMatch(/^gitdir: .*worktrees/);
   });
 
+  test('a worktree whose repository lies outside the sandbox: its .git file still cannot be pointed elsewhere', async () => {
+    const main = path.join(base, 'main');
+    const tree = path.join(base, 'tree');
+    makeRepo(main);
+    expect(hostGit(main, ['worktree', 'add', '-q', tree]).status).toBe(0);
+    const gitFile = fs.readFileSync(path.join(tree, '.git'), 'utf8');
+    const sandbox = createMountSandbox({ root: tree });
+    await exec(sandbox, `
+      git init -q evil; ${plantScript('monitor.sh', 'fsmonitor')}
+      git -C evil config core.fsmonitor ${path.join(tree, 'monitor.sh')}
+      echo 'gitdir: evil/.git' > .git || { mv .git old; echo 'gitdir: evil/.git' > .git; }
+      true`);
+    hostRuns(tree);
+    expect(ranPlanted()).toEqual([]);
+    expect(fs.readFileSync(path.join(tree, '.git'), 'utf8')).toBe(gitFile);
+  });
+
   test('a submodule\'s .git file and its repository under .git/modules are kept too', async () => {
     const library = path.join(base, 'library');
     makeRepo(library);
