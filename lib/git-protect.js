@@ -9,8 +9,8 @@
 // cannot be renamed and replaced by a copy). Objects, refs, logs, the index and HEAD stay
 // writable: `git add` and `git commit` keep working inside.
 //
-// Where it looks: `.git` at the top of each writable directory, and the submodules its
-// .gitmodules names (recursively); repositories nested elsewhere are not searched (a directory
+// Where it looks: `.git` at the top of each writable directory (or the directory itself when it
+// is a bare repository), and the submodules its .gitmodules names (recursively); repositories nested elsewhere are not searched (a directory
 // walk on every run costs too much). Never asks git itself: the host's git reading a repository
 // the command wrote is the very danger.
 //
@@ -39,10 +39,13 @@ function lstatOrNull(file) {
   }
 }
 
-// The start of a file, at most `limit` bytes: a planted .git file may be huge.
+// The start of a regular file, at most `limit` bytes: a planted .git file may be huge, or a FIFO
+// that would block the open (hence O_NONBLOCK); anything but a regular file reads as empty.
 function head(file, limit) {
-  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+  const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
+  const fd = fs.openSync(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
   try {
+    if (!fs.fstatSync(fd).isFile()) return '';
     const buf = Buffer.alloc(limit);
     return buf.subarray(0, fs.readSync(fd, buf, 0, limit, 0)).toString('utf8');
   } finally {
@@ -58,6 +61,15 @@ function refuseSymlink(name) {
     undefined,
     'git-protect',
   );
+}
+
+// What git itself checks (is_git_directory): a bare repository, or a git directory mounted alone.
+function looksLikeGitDir(dir) {
+  const headFile = lstatOrNull(path.join(dir, 'HEAD'));
+  const objects = lstatOrNull(path.join(dir, 'objects'));
+  const refs = lstatOrNull(path.join(dir, 'refs'));
+  return headFile !== null && headFile.isFile() && objects !== null && objects.isDirectory() &&
+    refs !== null && refs.isDirectory();
 }
 
 const within = (inner, outer) => inner === outer || inner.startsWith(outer.endsWith('/') ? outer : `${outer}/`);
@@ -171,19 +183,20 @@ class Plan {
       }
     }
     const commondir = path.join(dir, 'commondir');
-    if (this.protect.has(commondir)) {
+    const shared = this.protect.has(commondir);
+    if (shared) {
       const line = firstLine(commondir);
       if (line) this.foreignGitDir(path.resolve(dir, line));
-    } else {
-      this.hooks(dir); // hooks come from the common directory only
     }
+    this.hooks(dir, !shared); // git takes hooks from the common directory: only made there
     for (const name of NESTED_GIT_DIRS) this.nestedGitDirs(path.join(dir, name));
   }
 
   // Made when missing, as git init would have: otherwise the command could create it.
-  hooks(dir) {
+  hooks(dir, make) {
     const hooks = path.join(dir, 'hooks');
     let st = lstatOrNull(hooks);
+    if (st === null && !make) return;
     if (st === null) {
       try {
         fs.mkdirSync(hooks, { mode: 0o755 });
@@ -220,7 +233,10 @@ class Plan {
 function gitProtection(writableDirs) {
   const plan = new Plan(writableDirs);
   try {
-    for (const dir of plan.writable) plan.worktree(dir);
+    for (const dir of plan.writable) {
+      plan.worktree(dir);
+      if (looksLikeGitDir(dir)) plan.gitDir(dir); // a push runs its hooks
+    }
   } catch (err) {
     if (err instanceof ExecError) throw err;
     // fs errors name host paths: only the code goes out.

@@ -211,6 +211,16 @@ maybe('a writable repository: what git would run later stays as it was', () => {
     expect(fs.readFileSync(path.join(tree, '.git'), 'utf8')).toBe(gitFile);
   });
 
+  test('a bare repository mounted writable keeps its hooks and config (a push runs them)', async () => {
+    const bare = path.join(base, 'bare.git');
+    expect(hostGit(base, ['init', '-q', '--bare', bare]).status).toBe(0);
+    const sandbox = createMountSandbox({ root: bare });
+    await exec(sandbox, `${plantScript('hooks/pre-receive', 'pre-receive')} git config receive.denyCurrentBranch ignore; true`);
+    const push = hostGit(repo, ['push', '-q', bare, 'HEAD:refs/heads/main']);
+    expect(ranPlanted()).toEqual([]);
+    expect(push.status).toBe(0);
+  });
+
   test('a submodule\'s .git file and its repository under .git/modules are kept too', async () => {
     const library = path.join(base, 'library');
     makeRepo(library);
