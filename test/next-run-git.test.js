@@ -75,9 +75,8 @@ const ranPlanted = () => fs.readdirSync(markers);
 const plantScript = (file, name) =>
   `printf '#!/bin/sh\\necho ran >> ${marker(name)}\\nexit 1\\n' > ${file}; chmod 755 ${file};`;
 
-// git inside reads no /etc/gitconfig: today's launcher does not grant it (git then stops).
 function exec(sandbox, script, options = {}) {
-  return sandbox.exec(['sh', '-c', script], { env: { ...IDENTITY, GIT_CONFIG_NOSYSTEM: '1' }, ...options });
+  return sandbox.exec(['sh', '-c', script], { env: IDENTITY, ...options });
 }
 
 // Every way the host would set a planted program off: a commit (hooks) and a status (fsmonitor).
