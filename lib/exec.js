@@ -12,6 +12,7 @@ const { launcherPath } = require('./launcher');
 const { ExecEnforcementError, ExecError, UnsupportedPlatformError } = require('./errors');
 const { protectedFiles } = require('./protected');
 const { appArmorNamespaceFailure, refusedIdMaps } = require('./apparmor');
+const { gitProtection, removePlanted } = require('./git-protect');
 const { plainData } = require('./plain');
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -42,7 +43,7 @@ const MAX_PROCESSES = 4_194_304;
 
 const OPTIONS = [
   'cwd', 'env', 'stdin', 'timeoutMs', 'maxOutputBytes', 'network', 'namespaces',
-  'allowWeakerEnforcement', 'hostReadPaths', 'workspace', 'limits',
+  'allowWeakerEnforcement', 'hostReadPaths', 'workspace', 'limits', 'protectGit',
 ];
 const LIMITS = ['processes', 'memoryBytes', 'cpuSeconds'];
 const NAMESPACE_MODES = ['require', 'prefer', 'off'];
@@ -185,6 +186,7 @@ function parseOptions(given) {
     hostReadPaths,
     workspace,
     limits: checkLimits(options.limits),
+    protectGit: options.protectGit === undefined || booleanOption(options.protectGit, 'protectGit'),
     env: checkEnv(options.env),
     stdin: options.stdin,
   };
@@ -521,7 +523,17 @@ async function exec(sandbox, handle, givenArgv, options = {}) {
   checkMountTargets(sandboxPaths);
   const tmp = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'mount-sandbox-exec-'));
   let enforced = null;
+  let git = { protect: [], pin: [], absent: [] };
   try {
+    // What the host's git runs later stays as it is (lib/git-protect.js).
+    if (opts.protectGit) {
+      const writable = sandboxPaths.filter((p) => p.access === 'write' || p.access === 'writeKeep');
+      git = gitProtection(writable.map((p) => p.path));
+      sandboxPaths.push(
+        ...git.protect.map((p) => ({ path: p, access: 'protect' })),
+        ...git.pin.map((p) => ({ path: p, access: 'pin' })),
+      );
+    }
     const protectedPaths = protectedFiles(sandbox).filter((file) => fs.existsSync(file));
     const policy = launchPolicy(sandboxPaths, protectedPaths, opts, argv, cwd, tmp);
     const ran = await runAllowingFallback(policy, opts);
@@ -556,6 +568,7 @@ async function exec(sandbox, handle, givenArgv, options = {}) {
     return result;
   } finally {
     await removeTempDir(tmp, enforced);
+    await removePlanted(git.absent, enforced);
   }
 }
 

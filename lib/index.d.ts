@@ -357,6 +357,14 @@ export interface ExecOptions {
    * inside `workspace`, /proc or /dev).
    */
   hostReadPaths?: string[];
+  /**
+   * Keep what the host's git runs later out of the command's reach (default true): in each
+   * repository at the top of a writable mount (and its submodules), `.git/config`, `.git/hooks`,
+   * `.git/info` and the worktree and submodule configs are read-only, `.git` cannot be renamed,
+   * and a `.git/commondir` or `.git/config.worktree` the command creates is removed when it ends.
+   * `git add` and `git commit` still work. `false` leaves `.git` as writable as the mount.
+   */
+  protectGit?: boolean;
   /** Resource limits; each in force is reported in result.enforcement.limits. */
   limits?: ExecLimits;
 }

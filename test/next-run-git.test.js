@@ -1,0 +1,289 @@
+'use strict';
+
+// What a command leaves in a writable repository's .git must not run on the host afterwards: git
+// runs hooks on commit and the core.fsmonitor program on every `git status` (shell prompts
+// included), unconfined, as whoever types the command. Each attack below plants a program that
+// would append to a marker file outside the sandbox, then runs the host's git as a user would
+// and checks the marker was never written. Real repositories made with the host's git in temp
+// directories; the suite is skipped where git is missing or commands cannot run with a mount
+// namespace (the read-only binds need one).
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { spawnSync } = require('child_process');
+const { createMountSandbox, ExecError } = require('../lib');
+const { launcherPath } = require('../lib/launcher');
+const { makeTempDir, removeDir, snapshotTree, write } = require('./helpers');
+
+const IDENTITY = {
+  GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 'test@example.invalid',
+  GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 'test@example.invalid',
+};
+const HAS_GIT = spawnSync('git', ['--version']).status === 0;
+
+// The layers a trivial command gets here, asked of the launcher itself before tests are collected.
+function namespaceLayerApplies() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'msb-git-probe-'));
+  const file = path.join(dir, 'policy.json');
+  const system = ['/usr', '/bin', '/lib', '/lib64'].filter((p) => fs.existsSync(p));
+  fs.writeFileSync(file, JSON.stringify({
+    argv: ['true'], env: ['PATH=/usr/bin:/bin'], cwd: '/',
+    paths: system.map((p) => ({ path: p, access: 'read' })), network: false, namespaces: 'prefer', allowWeaker: true,
+  }));
+  const policyFd = fs.openSync(file, 'r');
+  try {
+    const r = spawnSync(launcherPath(), [], { stdio: ['ignore', 'pipe', 'pipe', 'pipe', policyFd], env: {}, encoding: 'utf8' });
+    const ok = (r.output[3] || '').split('\n').find((line) => line.startsWith('ok '));
+    return ok !== undefined && ok.split(' ')[2].split(',').includes('mount-namespace');
+  } finally {
+    fs.closeSync(policyFd);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const RUNNABLE = HAS_GIT && namespaceLayerApplies();
+const maybe = RUNNABLE ? describe : describe.skip;
+if (!RUNNABLE) console.log(`skipped: ${HAS_GIT ? 'commands cannot run with a mount namespace here' : 'git is not installed'}`);
+
+let base;
+let repo;
+let markers;
+let hostHome;
+
+// The host's git, as the user would run it after the command: their own environment, nothing
+// confining it (a scratch HOME and no system config, so the machine's settings play no part).
+function hostGit(cwd, args) {
+  return spawnSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, HOME: hostHome, GIT_CONFIG_NOSYSTEM: '1', ...IDENTITY },
+  });
+}
+
+function makeRepo(dir) {
+  fs.mkdirSync(dir, { recursive: true });
+  for (const args of [['init', '-q'], ['commit', '-q', '--allow-empty', '-m', 'first']]) {
+    const r = hostGit(dir, args);
+    if (r.status !== 0) throw new Error(`git ${args[0]} failed: ${r.stderr}`);
+  }
+}
+
+const marker = (name) => path.join(markers, name);
+const ranPlanted = () => fs.readdirSync(markers);
+
+// A program that only leaves a trace: proof that git ran it.
+const plantScript = (file, name) =>
+  `printf '#!/bin/sh\\necho ran >> ${marker(name)}\\nexit 1\\n' > ${file}; chmod 755 ${file};`;
+
+function exec(sandbox, script, options = {}) {
+  return sandbox.exec(['sh', '-c', script], { env: IDENTITY, ...options });
+}
+
+// Every way the host would set a planted program off: a commit (hooks) and a status (fsmonitor).
+function hostRuns(dir) {
+  hostGit(dir, ['status']);
+  hostGit(dir, ['commit', '-q', '--allow-empty', '-m', 'by the host']);
+}
+
+beforeEach(() => {
+  base = makeTempDir('msb-git-');
+  repo = path.join(base, 'repo');
+  markers = path.join(base, 'markers');
+  hostHome = path.join(base, 'home');
+  fs.mkdirSync(markers);
+  fs.mkdirSync(hostHome);
+  makeRepo(repo);
+  write(path.join(repo, 'app.txt'), 'app');
+});
+
+afterEach(() => removeDir(base));
+
+maybe('a writable repository: what git would run later stays as it was', () => {
+  test('a hook written into .git/hooks never runs on the host\'s next commit', async () => {
+    const hooks = snapshotTree(path.join(repo, '.git', 'hooks'));
+    const sandbox = createMountSandbox({ root: repo });
+    const result = await exec(sandbox, `${plantScript('.git/hooks/pre-commit', 'hook')} ls .git/hooks/pre-commit`);
+    hostRuns(repo);
+    expect(result.exitCode).not.toBe(0);
+    expect(ranPlanted()).toEqual([]);
+    expect(snapshotTree(path.join(repo, '.git', 'hooks'))).toEqual(hooks);
+  });
+
+  test('core.fsmonitor and core.hooksPath set with git config, or appended to .git/config, never run', async () => {
+    const config = fs.readFileSync(path.join(repo, '.git', 'config'), 'utf8');
+    const sandbox = createMountSandbox({ root: repo });
+    const script = `${plantScript('monitor.sh', 'fsmonitor')} ${plantScript('hooks2/pre-commit', 'hooks-path').replace(/^/, 'mkdir -p hooks2; ')}
+      git config core.fsmonitor ${path.join(repo, 'monitor.sh')}
+      git config core.hooksPath ${path.join(repo, 'hooks2')}
+      printf '[core]\\n\\tfsmonitor = ${path.join(repo, 'monitor.sh')}\\n' >> .git/config
+      true`;
+    await exec(sandbox, script);
+    expect(fs.existsSync(path.join(repo, 'monitor.sh'))).toBe(true); // the worktree itself is writable
+    hostRuns(repo);
+    expect(ranPlanted()).toEqual([]);
+    expect(fs.readFileSync(path.join(repo, '.git', 'config'), 'utf8')).toBe(config);
+  });
+
+  test('a .git/hooks that does not exist yet cannot be created with a hook in it', async () => {
+    fs.rmSync(path.join(repo, '.git', 'hooks'), { recursive: true });
+    const sandbox = createMountSandbox({ root: repo });
+    await exec(sandbox, `mkdir .git/hooks; ${plantScript('.git/hooks/pre-commit', 'hook')} true`);
+    hostRuns(repo);
+    expect(ranPlanted()).toEqual([]);
+    // Made host-side before the run, as git init would have.
+    const hooks = fs.lstatSync(path.join(repo, '.git', 'hooks'));
+    expect(hooks.isDirectory()).toBe(true);
+    expect(hooks.mode & 0o777).toBe(0o755);
+    expect(fs.readdirSync(path.join(repo, '.git', 'hooks'))).toEqual([]);
+  });
+
+  test('.git renamed away and replaced by a copy with a hook and an fsmonitor is not what the host finds', async () => {
+    const sandbox = createMountSandbox({ root: repo });
+    const script = `
+      mv .git old-git || cp -R .git old-git
+      mv .git/hooks old-hooks; mv .git/config old-config
+      rm -rf .git; mkdir -p .git
+      cp -R old-git/. .git/
+      mkdir -p .git/hooks; ${plantScript('.git/hooks/pre-commit', 'hook')}
+      printf '[core]\\n\\tfsmonitor = ${path.join(repo, 'monitor.sh')}\\n' >> .git/config
+      ${plantScript('monitor.sh', 'fsmonitor')}
+      true`;
+    await exec(sandbox, script);
+    hostRuns(repo);
+    expect(ranPlanted()).toEqual([]);
+    expect(hostGit(repo, ['log', '--format=%s']).stdout).toContain('first');
+  });
+
+  test('a .git/commondir or .git/config.worktree the command creates is gone when it ends', async () => {
+    const sandbox = createMountSandbox({ root: repo });
+    // A repository of the command's own, whose config git would read instead of ours.
+    const script = `
+      git init -q evil && ${plantScript('monitor.sh', 'fsmonitor')}
+      git -C evil config core.fsmonitor ${path.join(repo, 'monitor.sh')}
+      mkdir -p evil/.git/hooks && ${plantScript('evil/.git/hooks/pre-commit', 'hook')}
+      echo ../evil/.git > .git/commondir
+      printf '[core]\\n\\tfsmonitor = ${path.join(repo, 'monitor.sh')}\\n' > .git/config.worktree
+      ls .git/commondir .git/config.worktree`;
+    const result = await exec(sandbox, script);
+    expect(result.stdout).toContain('commondir'); // creating absent names cannot be refused
+    hostRuns(repo);
+    expect(ranPlanted()).toEqual([]);
+    expect(fs.existsSync(path.join(repo, '.git', 'commondir'))).toBe(false);
+    expect(fs.existsSync(path.join(repo, '.git', 'config.worktree'))).toBe(false);
+  });
+
+  test('a linked worktree\'s .git file cannot be pointed elsewhere, nor its repository\'s config changed', async () => {
+    const main = path.join(base, 'main');
+    const tree = path.join(base, 'tree');
+    makeRepo(main);
+    expect(hostGit(main, ['worktree', 'add', '-q', tree]).status).toBe(0);
+    const sandbox = createMountSandbox({ root: tree, mounts: [{ source: main, target: '/main' }] });
+    await exec(sandbox, `
+      git init -q evil; ${plantScript('monitor.sh', 'fsmonitor')}
+      git -C evil config core.fsmonitor ${path.join(tree, 'monitor.sh')}
+      echo 'gitdir: evil/.git' > .git || { mv .git old && echo 'gitdir: evil/.git' > .git; }
+      true`);
+    await exec(sandbox, `
+      git config core.fsmonitor ${path.join(tree, 'monitor.sh')}
+      mkdir -p .git/hooks; ${plantScript('.git/hooks/pre-commit', 'hook')}
+      true`, { cwd: '/main' });
+    hostRuns(tree);
+    hostRuns(main);
+    expect(ranPlanted()).toEqual([]);
+    expect(fs.readFileSync(path.join(tree, '.git'), 'utf8')).toMatch(/^gitdir: .*worktrees/);
+  });
+
+  test('a worktree whose repository lies outside the sandbox: its .git file still cannot be pointed elsewhere', async () => {
+    const main = path.join(base, 'main');
+    const tree = path.join(base, 'tree');
+    makeRepo(main);
+    expect(hostGit(main, ['worktree', 'add', '-q', tree]).status).toBe(0);
+    const gitFile = fs.readFileSync(path.join(tree, '.git'), 'utf8');
+    const sandbox = createMountSandbox({ root: tree });
+    await exec(sandbox, `
+      git init -q evil; ${plantScript('monitor.sh', 'fsmonitor')}
+      git -C evil config core.fsmonitor ${path.join(tree, 'monitor.sh')}
+      echo 'gitdir: evil/.git' > .git || { mv .git old; echo 'gitdir: evil/.git' > .git; }
+      true`);
+    hostRuns(tree);
+    expect(ranPlanted()).toEqual([]);
+    expect(fs.readFileSync(path.join(tree, '.git'), 'utf8')).toBe(gitFile);
+  });
+
+  test('a bare repository mounted writable keeps its hooks and config (a push runs them)', async () => {
+    const bare = path.join(base, 'bare.git');
+    expect(hostGit(base, ['init', '-q', '--bare', bare]).status).toBe(0);
+    const sandbox = createMountSandbox({ root: bare });
+    await exec(sandbox, `${plantScript('hooks/pre-receive', 'pre-receive')} git config receive.denyCurrentBranch ignore; true`);
+    const push = hostGit(repo, ['push', '-q', bare, 'HEAD:refs/heads/main']);
+    expect(ranPlanted()).toEqual([]);
+    expect(push.status).toBe(0);
+  });
+
+  test('a submodule\'s .git file and its repository under .git/modules are kept too', async () => {
+    const library = path.join(base, 'library');
+    makeRepo(library);
+    const add = hostGit(repo, ['-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', library, 'lib']);
+    expect(add.status).toBe(0);
+    const sandbox = createMountSandbox({ root: repo });
+    await exec(sandbox, `
+      ${plantScript('monitor.sh', 'fsmonitor')}
+      git -C lib config core.fsmonitor ${path.join(repo, 'monitor.sh')}
+      ${plantScript('.git/modules/lib/hooks/pre-commit', 'module-hook')}
+      git init -q evil && git -C evil config core.fsmonitor ${path.join(repo, 'monitor.sh')}
+      echo 'gitdir: ../evil/.git' > lib/.git
+      true`);
+    hostRuns(repo);
+    hostRuns(path.join(repo, 'lib'));
+    expect(ranPlanted()).toEqual([]);
+  });
+
+  // Known gap, kept as a failing test so that closing it shows: a repository the command creates
+  // has nothing to bind before the run, and a gitlink it adds to the (writable) index makes the
+  // host's `git status` run git inside it. Needs a check after the run (new gitlinks or .git).
+  test.failing('a new repository registered as a gitlink in the index never runs on the host', async () => {
+    const sandbox = createMountSandbox({ root: repo });
+    await exec(sandbox, `
+      ${plantScript('monitor.sh', 'fsmonitor')}
+      git init -q sub && git -C sub commit -q --allow-empty -m sub
+      git -C sub config core.fsmonitor ${path.join(repo, 'monitor.sh')}
+      git update-index --add --cacheinfo 160000,$(git -C sub rev-parse HEAD),sub`);
+    hostGit(repo, ['status']);
+    expect(ranPlanted()).toEqual([]);
+  });
+
+  test('git add and git commit inside the sandbox keep working', async () => {
+    const sandbox = createMountSandbox({ root: repo });
+    const result = await exec(sandbox, 'echo more >> app.txt && git add app.txt && git commit -q -m inside && git status --short');
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    expect(hostGit(repo, ['log', '--format=%s']).stdout).toBe('inside\nfirst\n');
+  });
+
+  test('protectGit: false leaves .git as writable as the rest of the mount', async () => {
+    const sandbox = createMountSandbox({ root: repo });
+    const result = await exec(sandbox, `${plantScript('.git/hooks/pre-commit', 'hook')} git config core.bare false`, { protectGit: false });
+    expect(result.exitCode).toBe(0);
+    expect(fs.existsSync(path.join(repo, '.git', 'hooks', 'pre-commit'))).toBe(true);
+  });
+
+  test('protectGit takes a boolean only', async () => {
+    const sandbox = createMountSandbox({ root: repo });
+    await expect(exec(sandbox, 'true', { protectGit: 'no' })).rejects.toThrow(TypeError);
+  });
+
+  test('a .git/hooks that is a symbolic link cannot be kept read-only: the run is refused, naming no host path', async () => {
+    const shared = path.join(repo, 'shared-hooks');
+    fs.mkdirSync(shared);
+    fs.rmSync(path.join(repo, '.git', 'hooks'), { recursive: true });
+    fs.symlinkSync('../shared-hooks', path.join(repo, '.git', 'hooks'));
+    const sandbox = createMountSandbox({ root: repo });
+    const attempt = exec(sandbox, `${plantScript('.git/hooks/pre-commit', 'hook')} true`);
+    await expect(attempt).rejects.toThrow(ExecError);
+    await attempt.catch((err) => {
+      expect(err.message).toMatch(/\.git\/hooks.*symbolic link/);
+      expect(err.message).not.toContain(base);
+    });
+    expect(fs.readdirSync(shared)).toEqual([]);
+  });
+});
