@@ -206,7 +206,10 @@ async function workingDirectory(sandbox, cwd, workspace) {
       `cwd ${cwd} is not inside a mount; use one of: ${sandbox.readablePaths().join(', ')}`, cwd, 'cwd',
     );
   }
-  const id = await fs.promises.stat(host, { bigint: true });
+  // A concurrent command may have swapped it since the check above.
+  const id = await fs.promises.stat(host, { bigint: true }).catch(() => {
+    throw new ExecError(`the working directory ${cwd} changed while the command was starting; refusing to run`, cwd, 'cwd-changed');
+  });
   return { virtual: path.posix.resolve('/', cwd), view: viewPath(workspace, path.posix.resolve('/', cwd)), host, id: `${id.dev}:${id.ino}` };
 }
 
