@@ -33,7 +33,6 @@ std::string_view errc_name(Errc code) noexcept {
     case Errc::too_many_attachments: return "TOO_MANY_ATTACHMENTS";
     case Errc::attachments_too_large: return "ATTACHMENTS_TOO_LARGE";
     case Errc::depth_exceeded: return "DEPTH_EXCEEDED";
-    case Errc::no_parent_sandbox: return "NO_PARENT_SANDBOX";
     case Errc::zone_not_found: return "ZONE_NOT_FOUND";
     case Errc::invalid_pattern: return "INVALID_PATTERN";
     case Errc::untrusted_source: return "UNTRUSTED_SOURCE";

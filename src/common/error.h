@@ -38,7 +38,6 @@ enum class Errc : std::uint8_t {
   too_many_attachments,   // more attachments than the policy allows (size = count)
   attachments_too_large,  // attachments' total size exceeds the policy (size, limit)
   depth_exceeded,         // delegation deeper than maxDepth (size = depth, limit = max)
-  no_parent_sandbox,      // a worker declares sandbox rules but its parent has none
   zone_not_found,         // a worker asks for a zone its parent lacks (index = request)
   invalid_pattern,        // glob pattern is malformed
   untrusted_source,       // a mount source is reached through a symlink inside a writable source

@@ -6,9 +6,10 @@
 namespace msb {
 namespace {
 
+// `index`: the mount spec at fault, or kNoIndex for the root.
 Error config_error(std::size_t index) {
   Error e{Errc::invalid_config};
-  e.limit = index;
+  e.index = index;
   return e;
 }
 
@@ -25,9 +26,9 @@ bool restrictive(const Mount& m) {
 
 Result<MountTable> MountTable::create(const RootSpec& root, const std::vector<MountSpec>& specs) {
   const bool rootless = root.source.empty();
-  if (rootless && specs.empty()) return config_error(SIZE_MAX);
+  if (rootless && specs.empty()) return config_error(Error::kNoIndex);
   if (!rootless && (root.source.front() != '/' || root.source.find('\0') != std::string::npos)) {
-    return config_error(SIZE_MAX);
+    return config_error(Error::kNoIndex);
   }
   MountTable table;
   for (std::size_t i = 0; i < specs.size(); ++i) {

@@ -68,8 +68,8 @@ using SubtreeAnchor = std::function<Result<std::shared_ptr<Anchor>>(
 
 class MountTable {
  public:
-  // Fails with invalid_config (Error::limit holds the offending mount's index, or SIZE_MAX for
-  // the root) for relative or empty sources, malformed or duplicate targets.
+  // Fails with invalid_config (Error::index holds the offending mount's index, kNoIndex for the
+  // root) for relative or empty sources, malformed or duplicate targets.
   static Result<MountTable> create(const RootSpec& root, const std::vector<MountSpec>& mounts);
 
   Location locate(const VirtualPath& path) const;

@@ -147,7 +147,7 @@ TEST(MountTableCreate, DuplicateTargetsRejected) {
       "/h/root", false,
       {msb_test::mount_spec("/h/1", "/data", false), msb_test::mount_spec("/h/2", "/data", true)});
   ASSERT_EQ(code_of(dup), Errc::invalid_config);
-  EXPECT_EQ(dup.error().limit, 1u);
+  EXPECT_EQ(dup.error().index, 1u);
 
   // Same target spelled with the tolerated trailing slash.
   auto slash = create_table(
@@ -155,7 +155,7 @@ TEST(MountTableCreate, DuplicateTargetsRejected) {
       {msb_test::mount_spec("/h/0", "/x", false), msb_test::mount_spec("/h/1", "/data", false),
        msb_test::mount_spec("/h/2", "/data/", false)});
   ASSERT_EQ(code_of(slash), Errc::invalid_config);
-  EXPECT_EQ(slash.error().limit, 2u);
+  EXPECT_EQ(slash.error().index, 2u);
 
   // A prefix is not a duplicate.
   EXPECT_TRUE(create_table("/h/root", false,
@@ -167,7 +167,7 @@ TEST(MountTableCreate, DuplicateTargetsRejected) {
 TEST(MountTableCreate, BadConfigurationReportsIndex) {
   auto relative_root = create_table("root", false, {});
   ASSERT_EQ(code_of(relative_root), Errc::invalid_config);
-  EXPECT_EQ(relative_root.error().limit, SIZE_MAX);
+  EXPECT_EQ(relative_root.error().index, SIZE_MAX);
   EXPECT_EQ(code_of(create_table("", false, {})), Errc::invalid_config);
   EXPECT_EQ(code_of(create_table(std::string("/a\0b", 4), false, {})), Errc::invalid_config);
 
@@ -175,18 +175,18 @@ TEST(MountTableCreate, BadConfigurationReportsIndex) {
       "/h/root", false,
       {msb_test::mount_spec("/h/ok", "/ok", false), msb_test::mount_spec("h/src", "/x", false)});
   ASSERT_EQ(code_of(relative_source), Errc::invalid_config);
-  EXPECT_EQ(relative_source.error().limit, 1u);
+  EXPECT_EQ(relative_source.error().index, 1u);
 
   auto empty_source = create_table("/h/root", false, {msb_test::mount_spec("", "/x", false)});
   ASSERT_EQ(code_of(empty_source), Errc::invalid_config);
-  EXPECT_EQ(empty_source.error().limit, 0u);
+  EXPECT_EQ(empty_source.error().index, 0u);
 
   for (const char* target : {"/", "//data", "/a/../b", "data", "/a/./b", ""}) {
     auto bad = create_table("/h/root", false,
                             {msb_test::mount_spec("/h/ok", "/ok", false),
                              msb_test::mount_spec("/h/src", target, false)});
     ASSERT_EQ(code_of(bad), Errc::invalid_config) << target;
-    EXPECT_EQ(bad.error().limit, 1u) << target;
+    EXPECT_EQ(bad.error().index, 1u) << target;
   }
 }
 
