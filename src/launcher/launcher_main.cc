@@ -26,6 +26,7 @@
 #include "launcher/command_root.h"
 #include "launcher/exec_policy.h"
 #include "launcher/landlock.h"
+#include "launcher/launch_stage.h"
 #include "launcher/namespace_layer.h"
 #include "launcher/privileges.h"
 #include "launcher/seccomp_filter.h"
@@ -52,9 +53,9 @@ void report(const std::string& line) {
   }
 }
 
-[[noreturn]] void fail(std::string_view stage, int err) {
+[[noreturn]] void fail(msb::LaunchStage stage, int err) {
   std::string line = "error ";
-  line.append(stage).append(" ").append(std::to_string(err));
+  line.append(msb::stage_name(stage)).append(" ").append(std::to_string(err));
   report(line);
   ::_exit(kLaunchFailed);
 }
@@ -65,10 +66,10 @@ std::string read_policy() {
   while (true) {
     ssize_t n = ::read(kPolicyFd, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail("policy-read", errno);
+    if (n < 0) fail(msb::LaunchStage::policy_read, errno);
     if (n == 0) return text;
     text.append(buf, static_cast<std::size_t>(n));
-    if (text.size() > kMaxPolicyBytes) fail("policy-size", 0);
+    if (text.size() > kMaxPolicyBytes) fail(msb::LaunchStage::policy_size, 0);
   }
 }
 
@@ -127,11 +128,11 @@ int exec_searching_path(const msb::ExecPolicy& policy) {
 // concurrently may swap a directory on the way for a symlink, and a name would follow it.
 msb::UniqueFd open_cwd(const std::string& path, const msb::ExecPolicy& policy) {
   msb::UniqueFd fd(::open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-  if (!fd.valid()) fail("cwd", errno);
+  if (!fd.valid()) fail(msb::LaunchStage::cwd, errno);
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) fail("cwd", errno);
+  if (::fstat(fd.get(), &st) != 0) fail(msb::LaunchStage::cwd, errno);
   if (policy.cwd_id && !(*policy.cwd_id == msb::FileId{st.st_dev, st.st_ino}))
-    fail("cwd-changed", 0);
+    fail(msb::LaunchStage::cwd_changed, 0);
   return fd;
 }
 
@@ -139,16 +140,16 @@ msb::UniqueFd open_cwd(const std::string& path, const msb::ExecPolicy& policy) {
 void set_resource_limits(const msb::ExecLimits& limits) {
   auto limit = [](int resource, rlim_t value) {
     rlimit r{value, value};
-    if (::setrlimit(resource, &r) != 0) fail("limits", errno);
+    if (::setrlimit(resource, &r) != 0) fail(msb::LaunchStage::limits, errno);
   };
   if (limits.memory_bytes > 0) limit(RLIMIT_DATA, static_cast<rlim_t>(limits.memory_bytes));
   if (limits.cpu_seconds > 0) limit(RLIMIT_CPU, limits.cpu_seconds);
 }
 
 [[noreturn]] void exec_command(const msb::ExecPolicy& policy, const msb::UniqueFd& cwd) {
-  if (::fchdir(cwd.get()) != 0) fail("cwd", errno);
+  if (::fchdir(cwd.get()) != 0) fail(msb::LaunchStage::cwd, errno);
   if (msb::Status dropped = msb::drop_capabilities(); !dropped)
-    fail("capabilities", dropped.error().sys_errno);
+    fail(msb::LaunchStage::capabilities, dropped.error().sys_errno);
   set_resource_limits(policy.limits);
   int err = exec_searching_path(policy);
   report("exec " + std::to_string(err));
@@ -213,26 +214,27 @@ Namespaces enter_namespaces(const msb::ExecPolicy& policy, Layers& layers) {
       return {true, entered.value().network};
     }
     if (entered.error().code != msb::Errc::unsupported)
-      fail("namespaces", entered.error().sys_errno);
+      fail(msb::LaunchStage::namespaces, entered.error().sys_errno);
     err = entered.error().sys_errno;
   }
   // Without them read-only paths can be chmod'ed and processes outlive the command: only an
   // explicit "prefer" or "off" does without them.
   if (!policy.allow_weaker) {
-    if (namespaces_indispensable(policy)) fail("namespaces-required", err);
-    if (policy.namespaces == msb::NamespaceMode::require) fail("namespaces-unavailable", err);
+    if (namespaces_indispensable(policy)) fail(msb::LaunchStage::namespaces_required, err);
+    if (policy.namespaces == msb::NamespaceMode::require)
+      fail(msb::LaunchStage::namespaces_unavailable, err);
   }
   layers.miss("namespaces");
   return {};
 }
 
 // A policy path that cannot be opened, or now names another inode than the sandbox pinned.
-[[noreturn]] void fail_path_or(const msb::Error& e, std::string_view stage) {
-  fail(e.code == msb::Errc::symlink_escape ? "path-changed" : stage, e.sys_errno);
+[[noreturn]] void fail_path_or(const msb::Error& e, msb::LaunchStage stage) {
+  fail(e.code == msb::Errc::symlink_escape ? msb::LaunchStage::path_changed : stage, e.sys_errno);
 }
 
 [[noreturn]] void fail_path(const msb::Error& e) {
-  fail_path_or(e, "path");
+  fail_path_or(e, msb::LaunchStage::path);
 }
 
 std::vector<msb::UniqueFd> open_paths(const msb::ExecPolicy& policy) {
@@ -246,8 +248,8 @@ void apply_landlock(const msb::ExecPolicy& policy, const std::vector<msb::Unique
   auto landlock = msb::apply_landlock(policy, fds, !policy.network && !own_network);
   if (!landlock) {
     if (landlock.error().code != msb::Errc::unsupported)
-      fail("landlock", landlock.error().sys_errno);
-    if (!policy.allow_weaker) fail("landlock-unavailable", 0);
+      fail(msb::LaunchStage::landlock, landlock.error().sys_errno);
+    if (!policy.allow_weaker) fail(msb::LaunchStage::landlock_unavailable, 0);
     layers.miss("landlock-fs");
     return;
   }
@@ -272,7 +274,7 @@ void apply_seccomp(const msb::ExecPolicy& policy, bool own_network, Layers& laye
     return;
   }
   if (filtered.error().code != msb::Errc::unsupported || !policy.allow_weaker) {
-    fail("seccomp", filtered.error().sys_errno);
+    fail(msb::LaunchStage::seccomp, filtered.error().sys_errno);
   }
   layers.miss("seccomp");
 }
@@ -317,7 +319,7 @@ void add_root_rules(msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds) {
                                                           {"/dev/shm", msb::PathAccess::write}};
   for (const auto& [path, access] : made) {
     msb::UniqueFd fd(::open(path, O_PATH | O_CLOEXEC));
-    if (!fd.valid()) fail("root", errno);
+    if (!fd.valid()) fail(msb::LaunchStage::root, errno);
     policy.paths.push_back({path, access, std::nullopt, path, {}});
     fds.push_back(std::move(fd));
   }
@@ -334,13 +336,13 @@ void add_root_rules(msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds) {
   if (::poll(&parent_alive, 1, 0) < 0 || (parent_alive.revents & POLLERR) != 0)
     ::_exit(kLaunchFailed);
   auto entered = msb::enter_root(root, policy.limits);
-  if (!entered) fail("root", entered.error().sys_errno);
+  if (!entered) fail(msb::LaunchStage::root, entered.error().sys_errno);
   layers.apply("private-root");
   // Without a procfs of its own, the host's would show every host process and its command line.
   if (entered.value().proc) {
     layers.apply("private-proc");
   } else {
-    if (!policy.allow_weaker) fail("private-proc-unavailable", 0);
+    if (!policy.allow_weaker) fail(msb::LaunchStage::private_proc_unavailable, 0);
     layers.miss("private-proc");
   }
   limit_processes(policy, entered.value().process_limit, layers);
@@ -348,7 +350,7 @@ void add_root_rules(msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds) {
   add_root_rules(policy, fds);
   confine(policy, fds, own_network, layers);
   pid_t command = ::fork();
-  if (command < 0) fail("fork", errno);
+  if (command < 0) fail(msb::LaunchStage::fork, errno);
   if (command == 0) exec_command(policy, cwd);
   ::close(kStatusFd);
   while (true) {
@@ -365,9 +367,9 @@ void add_root_rules(msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds) {
 [[noreturn]] void run_in_pid_namespace(msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds,
                                        msb::UniqueFd& root, bool own_network, Layers& layers) {
   int pipe_fds[2];
-  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) fail("pipe", errno);
+  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) fail(msb::LaunchStage::pipe, errno);
   pid_t init = ::fork();
-  if (init < 0) fail("fork", errno);
+  if (init < 0) fail(msb::LaunchStage::fork, errno);
   if (init == 0) {
     ::close(pipe_fds[0]);
     run_init(policy, fds, root, own_network, layers, pipe_fds[1]);
@@ -389,7 +391,7 @@ void add_root_rules(msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds) {
 msb::UniqueFd build_root_or_fail(const msb::ExecPolicy& policy,
                                  const std::vector<msb::UniqueFd>& fds) {
   auto root = msb::build_root(policy, fds);
-  if (!root) fail_path_or(root.error(), "root");
+  if (!root) fail_path_or(root.error(), msb::LaunchStage::root);
   return std::move(root.value());
 }
 
@@ -411,15 +413,15 @@ int main(int argc, char**) {
   const pid_t caller = ::getppid();
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != caller) return kLaunchFailed;
   if (::fcntl(kStatusFd, F_GETFD) < 0 || ::fcntl(kPolicyFd, F_GETFD) < 0) return kLaunchFailed;
-  if (::fcntl(kStatusFd, F_SETFD, FD_CLOEXEC) != 0) fail("status-fd", errno);
-  if (argc != 1) fail("usage", 0);
+  if (::fcntl(kStatusFd, F_SETFD, FD_CLOEXEC) != 0) fail(msb::LaunchStage::status_fd, errno);
+  if (argc != 1) fail(msb::LaunchStage::usage, 0);
   const std::string json = read_policy();
   close_inherited_fds();
   auto parsed = msb::parse_exec_policy(json);
-  if (!parsed) fail("policy", 0);
+  if (!parsed) fail(msb::LaunchStage::policy, 0);
   msb::ExecPolicy& policy = parsed.value();
 
-  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail("no-new-privs", errno);
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail(msb::LaunchStage::no_new_privs, errno);
   Layers layers;
   layers.apply("no-new-privs");
   msb::note_system_links(policy);
