@@ -12,9 +12,11 @@ const {
   SandboxConfigError,
   ConfigFileError,
   AttachmentPolicyError,
+  SuffixNotAllowedError,
   DEFAULT_MAX_READ_BYTES,
 } = require('../lib');
 const { addon } = require('../lib/native');
+const { rulesFor } = require('../lib/errors');
 const { makeTempDir, removeDir } = require('./helpers');
 
 // Written suffixes at the edges of the rule: too short, no dot, a "/" or NUL (can never match a
@@ -125,5 +127,43 @@ describe("lib's copies of the core's limits", () => {
 
   test('the attachment path limit is the core\'s path limit', () => {
     expect(source('attachments.js')).toContain(`p.length >= ${addon().limits.maxPathBytes}`);
+  });
+});
+
+// rulesFor (lib/errors.js) finds the governing mount lexically, to name its rules in errors and in
+// the CLI's explain; the core's MountTable::locate decides. Each mount denies only its own tag
+// suffix, so the core refusing "x.t<k>" says which mount governs the path.
+describe('rulesFor agrees with the core on which mount governs a path', () => {
+  test('on random paths through nested and look-alike mounts', () => {
+    const targets = ['/data', '/data/sub', '/data/sub/deep', '/datax', '/other'];
+    const mounts = targets.map((target, i) => {
+      const source = path.join(dir, `m${i}`);
+      fs.mkdirSync(source);
+      return { source, target, deniedSuffixes: [`.t${i + 1}`] };
+    });
+    fs.mkdirSync(path.join(dir, 'root'));
+    const sb = createMountSandbox({ root: path.join(dir, 'root'), deniedSuffixes: ['.t0'], mounts: mounts.reverse() });
+    const config = sb.describe();
+    const pieces = ['data', 'sub', 'deep', 'datax', 'other', 'a', '.', '..', ''];
+    let seed = 7;
+    // The high bits of the generator: its low bits repeat with a short period.
+    const next = (n) => Math.floor(((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * n);
+    const refusals = new Set();
+    let compared = 0;
+    for (let i = 0; i < 3000; i++) {
+      const start = ['', ...targets][next(targets.length + 1)];
+      const parts = Array.from({ length: next(4) }, () => pieces[next(pieces.length)]);
+      const tag = `.t${next(targets.length + 1)}`;
+      const p = `${start}/${[...parts, `x${tag}`].join('/')}`;
+      if (!sb.isValidPath(p)) continue;
+      const byCore = sb.checkChange(p, 'write') instanceof SuffixNotAllowedError;
+      const lexically = rulesFor(config, p).policy.deniedSuffixes.includes(tag);
+      expect([p, lexically]).toEqual([p, byCore]);
+      if (byCore) refusals.add(tag);
+      compared += 1;
+    }
+    // Every mount and the root governed some path, so each branch of the lookup was compared.
+    expect(refusals.size).toBe(targets.length + 1);
+    expect(compared).toBeGreaterThan(1000);
   });
 });
