@@ -3,6 +3,7 @@
 #include <climits>
 
 #include "../src/config_tree.h"
+#include "../src/exec_policy.h"
 #include "../src/glob_walk.h"
 #include "../src/program_config.h"
 #include "../src/resolver.h"
@@ -29,6 +30,8 @@ Napi::Object core_limits(Napi::Env env) {
   out.Set("defaultMaxReadBytes", number(env, msb::kDefaultMaxReadBytes));
   out.Set("defaultMaxDepth", number(env, msb::SandboxOptions{}.max_depth));
   out.Set("defaultDelegationDepth", number(env, msb::ProgramConfig{}.max_depth));
+  out.Set("defaultCommandPath",
+          Napi::String::New(env, msb::kDefaultCommandPath.data(), msb::kDefaultCommandPath.size()));
   out.Freeze();
   return out;
 }

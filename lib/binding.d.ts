@@ -99,5 +99,6 @@ export interface NativeBinding {
     defaultMaxReadBytes: number;
     defaultMaxDepth: number;
     defaultDelegationDepth: number;
+    defaultCommandPath: string;
   }>;
 }
