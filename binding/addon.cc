@@ -1,10 +1,40 @@
 #include <napi.h>
 
+#include <climits>
+
+#include "common/exec_path.h"
+#include "config/config_tree.h"
+#include "config/program_config.h"
 #include "config_wrap.h"
+#include "fs/glob_walk.h"
 #include "fs/resolver.h"
+#include "fs/sandbox.h"
+#include "rules.h"
 #include "sandbox_wrap.h"
 
 namespace {
+
+Napi::Number number(Napi::Env env, std::uint64_t value) {
+  return Napi::Number::New(env, static_cast<double>(value));
+}
+
+// The core's limits and defaults that lib/ must also know before the addon loads (to validate
+// arguments and to document defaults): test/rules-once.test.js checks lib's copies against these.
+Napi::Object core_limits(Napi::Env env) {
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("maxPathBytes", number(env, PATH_MAX));
+  out.Set("defaultGlobLimit", number(env, msb::kDefaultGlobLimit));
+  out.Set("maxGlobLimit", number(env, msb::kMaxGlobLimit));
+  out.Set("maxGlobEntries", number(env, msb::kMaxGlobEntries));
+  out.Set("maxConfigBytes", number(env, msb::kMaxConfigBytes));
+  out.Set("defaultMaxReadBytes", number(env, msb::kDefaultMaxReadBytes));
+  out.Set("defaultMaxDepth", number(env, msb::SandboxOptions{}.max_depth));
+  out.Set("defaultDelegationDepth", number(env, msb::ProgramConfig{}.max_depth));
+  out.Set("defaultCommandPath",
+          Napi::String::New(env, msb::kDefaultCommandPath.data(), msb::kDefaultCommandPath.size()));
+  out.Freeze();
+  return out;
+}
 
 Napi::Value Openat2Supported(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(info.Env(), msb::openat2_supported());
@@ -15,6 +45,9 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("openat2Supported", Napi::Function::New<Openat2Supported>(env));
   exports.Set("parseProgramConfig", Napi::Function::New<msb_binding::ParseProgramConfig>(env));
   exports.Set("parseWorkerFile", Napi::Function::New<msb_binding::ParseWorkerFile>(env));
+  exports.Set("foldSuffixes", Napi::Function::New<msb_binding::FoldSuffixes>(env));
+  exports.Set("matchingSuffix", Napi::Function::New<msb_binding::MatchingSuffix>(env));
+  exports.Set("limits", core_limits(env));
   return exports;
 }
 

@@ -71,4 +71,32 @@ Napi::Object policy_object(Napi::Env env, const msb::FilePolicy& policy) {
   return out;
 }
 
+Napi::Value FoldSuffixes(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const std::vector<std::string> written = strings_from(info[0].As<Napi::Array>());
+  std::vector<std::string> folded;
+  Napi::Object out = Napi::Object::New(env);
+  for (std::size_t i = 0; i < written.size(); ++i) {
+    std::optional<std::string> rule = msb::suffix_rule(written[i]);
+    if (!rule) {
+      out.Set("invalid", Napi::Number::New(env, static_cast<double>(i)));
+      return out;
+    }
+    folded.push_back(std::move(*rule));
+  }
+  out.Set("suffixes", string_array(env, folded));
+  return out;
+}
+
+Napi::Value MatchingSuffix(const Napi::CallbackInfo& info) {
+  const std::string name = info[0].As<Napi::String>().Utf8Value();
+  const std::vector<std::string> suffixes = strings_from(info[1].As<Napi::Array>());
+  for (std::size_t i = 0; i < suffixes.size(); ++i) {
+    if (msb::has_suffix(name, suffixes[i])) {
+      return Napi::Number::New(info.Env(), static_cast<double>(i));
+    }
+  }
+  return Napi::Number::New(info.Env(), -1);
+}
+
 }  // namespace msb_binding

@@ -22,4 +22,11 @@ Napi::Object approval_object(Napi::Env env, const msb::ApprovalRule& rule);
 msb::FilePolicy policy_from(const Napi::Object& object);
 Napi::Object policy_object(Napi::Env env, const msb::FilePolicy& policy);
 
+// foldSuffixes(strings): { suffixes } folded by the core's suffix_rule, or { invalid: index } of
+// the first string that is not a suffix rule. The facade validates suffixes only through this.
+Napi::Value FoldSuffixes(const Napi::CallbackInfo& info);
+// matchingSuffix(name, suffixes): the index of the first suffix `name` ends with under the core's
+// folding (has_suffix), or -1.
+Napi::Value MatchingSuffix(const Napi::CallbackInfo& info);
+
 }  // namespace msb_binding

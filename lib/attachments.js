@@ -7,7 +7,7 @@
 const path = require('path');
 const { AttachmentPolicyError, invalidPath } = require('./errors');
 const { plainData, record } = require('./plain');
-const { foldSuffix, hasSuffix } = require('./suffix');
+const { addon } = require('./native');
 
 const DEFAULT_ATTACHMENT_POLICY = Object.freeze({
   max_attachments: 4,
@@ -42,13 +42,23 @@ function fail(message) {
   throw policyError(message);
 }
 
-// Folded as the core folds (lib/suffix.js), so that the rule checked here is the one it applies.
+// golem-forge writes attachment suffixes with or without the dot; with the dot added, they are
+// validated and folded by the core (suffix_rule), as every other suffix rule is.
 function suffixList(value, key) {
   if (value === undefined) return [];
+  const invalid = () => fail(`${key} must be an array of suffixes such as [".pdf"]`);
   if (!Array.isArray(value) || value.some((s) => typeof s !== 'string' || s.length === 0 || !s.isWellFormed())) {
-    fail(`${key} must be an array of suffixes such as [".pdf"]`);
+    invalid();
   }
-  return value.map((s) => foldSuffix(s.startsWith('.') ? s : `.${s}`));
+  const folded = addon().foldSuffixes(value.map((s) => (s.startsWith('.') ? s : `.${s}`)));
+  if (folded.suffixes === undefined) invalid();
+  return folded.suffixes;
+}
+
+// The first of `suffixes` that `name` ends with, matched by the core (has_suffix), or undefined.
+function matchingSuffix(name, suffixes) {
+  const index = addon().matchingSuffix(name, suffixes);
+  return index < 0 ? undefined : suffixes[index];
 }
 
 // Accepts golem-forge's snake_case policy object (and camelCase), filling its defaults. The
@@ -87,11 +97,11 @@ function checkLexicalRules(paths, policy) {
   }
   for (const p of paths) {
     const name = fileNameOf(p);
-    if (policy.allowedSuffixes.length > 0 && !policy.allowedSuffixes.some((s) => hasSuffix(name, s))) {
+    if (policy.allowedSuffixes.length > 0 && matchingSuffix(name, policy.allowedSuffixes) === undefined) {
       throw new AttachmentPolicyError('allowedSuffixes',
         `${p} is not in the allowed list: ${policy.allowedSuffixes.join(', ')}`, p);
     }
-    const denied = policy.deniedSuffixes.find((s) => hasSuffix(name, s));
+    const denied = matchingSuffix(name, policy.deniedSuffixes);
     if (denied) throw new AttachmentPolicyError('deniedSuffixes', `${p} extension ${denied} is denied.`, p);
   }
 }

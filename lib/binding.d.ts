@@ -85,4 +85,20 @@ export interface NativeBinding {
     format: 'yaml' | 'json',
   ): { config?: ProgramConfig; error?: ConfigErrorDetails };
   parseWorkerFile(text: string): { worker?: Omit<WorkerDeclaration, 'file'>; error?: ConfigErrorDetails };
+  /** The core's suffix_rule on each string: all folded, or the index of the first that is no rule. */
+  foldSuffixes(written: string[]): { suffixes: string[]; invalid?: undefined } | { suffixes?: undefined; invalid: number };
+  /** The index of the first suffix `name` ends with under the core's folding, or -1. */
+  matchingSuffix(name: string, suffixes: string[]): number;
+  /** The core's limits and defaults that lib/ also holds (checked by test/rules-once.test.js). */
+  readonly limits: Readonly<{
+    maxPathBytes: number;
+    defaultGlobLimit: number;
+    maxGlobLimit: number;
+    maxGlobEntries: number;
+    maxConfigBytes: number;
+    defaultMaxReadBytes: number;
+    defaultMaxDepth: number;
+    defaultDelegationDepth: number;
+    defaultCommandPath: string;
+  }>;
 }

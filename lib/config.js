@@ -8,7 +8,7 @@
 const path = require('path');
 const { SandboxConfigError } = require('./errors');
 const { plainData, record } = require('./plain');
-const { foldSuffix } = require('./suffix');
+const { addon } = require('./native');
 
 const DEFAULT_MAX_READ_BYTES = 128 * 1024 * 1024;
 const RESOLVERS = ['auto', 'openat2', 'walk'];
@@ -72,15 +72,17 @@ function normalizeApproval(value, where) {
   return record({ write: pick('write'), delete: pick('delete') });
 }
 
+// Only the argument types are checked here: what a suffix rule is, and how it folds, is the core's
+// suffix_rule (src/policy.cc), the same that validates suffixes in config files.
 function normalizeSuffixes(value, where) {
   if (!Array.isArray(value)) fail(`${where} must be an array of suffixes such as [".md", ".txt"]`);
-  return value.map((s, i) => {
-    if (typeof s !== 'string' || s.length < 2 || !s.startsWith('.') || s.includes('/') || s.includes('\0') ||
-        !s.isWellFormed()) {
-      fail(`${where}[${i}] must be a suffix starting with "." such as ".md"`);
-    }
-    return foldSuffix(s);
+  const invalid = (i) => fail(`${where}[${i}] must be a suffix starting with "." such as ".md"`);
+  value.forEach((s, i) => {
+    if (typeof s !== 'string' || !s.isWellFormed()) invalid(i);
   });
+  const folded = addon().foldSuffixes(value);
+  if (folded.suffixes === undefined) invalid(folded.invalid);
+  return folded.suffixes;
 }
 
 // The approval and file policy keys a mount (or the root) may carry.

@@ -5,10 +5,15 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "common/file_id.h"
 
 namespace msb {
+
+// Where a command's name is searched when its environment has no PATH. lib/exec.js gives every
+// command this PATH by default; test/rules-once.test.js checks its copy against the addon's.
+inline constexpr std::string_view kDefaultCommandPath = "/usr/local/bin:/usr/bin:/bin";
 
 enum class PathAccess : std::uint8_t {
   read,        // read and execute (system directories, read-only mounts)

@@ -240,10 +240,11 @@ Check read_suffixes(const ConfigNode& node, const std::string& path,
   out.clear();
   for (std::size_t i = 0; i < node.items.size(); ++i) {
     const ConfigNode& item = node.items[i];
-    const bool ok = item.kind == NodeKind::string && item.text.size() > 1 &&
-                    item.text.front() == '.' && item.text.find('/') == std::string::npos;
-    if (!ok) return at(item, key_path_item(path, i), "a file suffix starting with a dot, like .md");
-    out.push_back(fold_suffix(item.text));
+    std::optional<std::string> rule;
+    if (item.kind == NodeKind::string) rule = suffix_rule(item.text);
+    if (!rule)
+      return at(item, key_path_item(path, i), "a file suffix starting with a dot, like .md");
+    out.push_back(std::move(*rule));
   }
   return std::nullopt;
 }

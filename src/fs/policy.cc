@@ -36,6 +36,13 @@ std::string fold_suffix(std::string_view suffix) {
   return out;
 }
 
+std::optional<std::string> suffix_rule(std::string_view written) {
+  const bool valid = written.size() > 1 && written.front() == '.' &&
+                     written.find_first_of(std::string_view("/\0", 2)) == std::string_view::npos;
+  if (!valid) return std::nullopt;
+  return fold_suffix(written);
+}
+
 std::string_view approval_name(Approval a) noexcept {
   switch (a) {
     case Approval::pre_approved: return "preApproved";

@@ -43,5 +43,9 @@ bool suffix_allowed(const FilePolicy& policy, std::string_view name);
 bool has_suffix(std::string_view name, std::string_view suffix) noexcept;
 // ASCII letters to lower case, every other byte kept: the folding has_suffix compares under.
 std::string fold_suffix(std::string_view suffix);
+// A suffix rule as written, folded; std::nullopt when it is not one: it needs a character after
+// the leading '.', and a '/' or NUL could never match a file name. The one validator for
+// suffixes from config files, from configs given to the API and from attachment policies.
+std::optional<std::string> suffix_rule(std::string_view written);
 
 }  // namespace msb

@@ -108,7 +108,7 @@ int exec_searching_path(const msb::ExecPolicy& policy) {
     return errno;
   }
   std::string_view search = env_value(policy.env, "PATH");
-  if (search.empty()) search = "/usr/local/bin:/usr/bin:/bin";
+  if (search.empty()) search = msb::kDefaultCommandPath;
   bool denied = false;
   while (true) {
     std::size_t colon = search.find(':');

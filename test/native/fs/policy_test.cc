@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace {
@@ -105,6 +106,19 @@ TEST(FoldSuffix, FoldsAsciiLettersOnly) {
   EXPECT_EQ(msb::fold_suffix(".TaR.Gz"), ".tar.gz");
   EXPECT_EQ(msb::fold_suffix(".\xC3\x89T"), ".\xC3\x89t");  // "É" kept, "T" folded
   EXPECT_EQ(msb::fold_suffix(".[@Z]"), ".[@z]");
+}
+
+TEST(SuffixRule, FoldsAValidRule) {
+  EXPECT_EQ(msb::suffix_rule(".TaR.Gz"), std::optional<std::string>(".tar.gz"));
+  EXPECT_EQ(msb::suffix_rule(".\xC3\x89T"), std::optional<std::string>(".\xC3\x89t"));
+  EXPECT_EQ(msb::suffix_rule(".."), std::optional<std::string>(".."));
+}
+
+TEST(SuffixRule, RefusesWhatIsNoSuffixOrCanNeverMatchAName) {
+  for (std::string_view written : {"", ".", "md", " .md", "./x", ".a/b"}) {
+    EXPECT_EQ(msb::suffix_rule(written), std::nullopt) << written;
+  }
+  EXPECT_EQ(msb::suffix_rule(std::string_view(".a\0b", 4)), std::nullopt);
 }
 
 TEST(FilePolicyTighten, TheSmallerSizeLimitWins) {
