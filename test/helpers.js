@@ -3,7 +3,7 @@
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { openat2Supported } = require('../lib');
+const { openat2Supported, SandboxError } = require('../lib');
 
 // Both resolvers run every security test; openat2 only where the kernel has it.
 const RESOLVERS = openat2Supported() ? ['openat2', 'walk'] : ['walk'];
@@ -61,4 +61,40 @@ function write(file, content = '') {
   fs.writeFileSync(file, content);
 }
 
-module.exports = { RESOLVERS, makeTempDir, removeDir, snapshotTree, settleWithin, releaseFifo, write };
+// Fails when `err` names anything under `dir` in its message, LLM message, stack or own fields.
+function expectNoPathUnder(err, dir) {
+  const own = JSON.stringify(Object.fromEntries(Object.entries(err)));
+  for (const text of [err.message, err.toLLMMessage(), err.stack, own]) {
+    expect(text).not.toContain(dir);
+  }
+}
+
+// Runs `fn`, expects it to fail with ErrorClass (a SandboxError) that names no path under `dir`,
+// and checks that nothing under `dir` changed. `settle: { ms, what }` fails a call that does not
+// settle in time (a FIFO may be among the paths); `contents: false` as for snapshotTree.
+async function expectRefusal(dir, fn, ErrorClass, { contents = true, settle } = {}) {
+  const before = snapshotTree(dir, { contents });
+  let err;
+  try {
+    await (settle ? settleWithin(fn(), settle.ms, settle.what) : fn());
+  } catch (e) {
+    err = e;
+  }
+  expect(err).toBeInstanceOf(ErrorClass);
+  expect(err).toBeInstanceOf(SandboxError);
+  expectNoPathUnder(err, dir);
+  expect(snapshotTree(dir, { contents })).toEqual(before);
+  return err;
+}
+
+module.exports = {
+  RESOLVERS,
+  makeTempDir,
+  removeDir,
+  snapshotTree,
+  settleWithin,
+  releaseFifo,
+  write,
+  expectNoPathUnder,
+  expectRefusal,
+};
