@@ -19,7 +19,7 @@ const {
   InvalidPathError,
 } = require('../lib');
 const {
-  RESOLVERS, makeTempDir, removeDir, releaseFifo, write, expectRefusal,
+  RESOLVERS, makeTempLayout, removeDir, releaseFifo, write, expectRefusal,
 } = require('./helpers');
 
 const SECRET = 'TOP-SECRET-CONTENT';
@@ -43,9 +43,7 @@ describe.each(RESOLVERS)('readAttachments with the %s resolver', (resolver) => {
   let sandbox;
 
   beforeEach(() => {
-    base = makeTempDir('msb-attach-');
-    root = path.join(base, 'root');
-    outside = path.join(base, 'outside');
+    ({ base, root, outside } = makeTempLayout(['root', 'outside'], 'msb-attach-'));
     write(path.join(root, 'a.txt'), 'alpha');
     write(path.join(root, 'b.md'), '# beta é');
     write(path.join(root, 'c.json'), '{"k":1}');

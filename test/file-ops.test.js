@@ -21,7 +21,7 @@ const {
   OperationBlockedError,
 } = require('../lib');
 const {
-  RESOLVERS, makeTempDir, removeDir, settleWithin, releaseFifo, write, expectNoPathUnder, expectRefusal,
+  RESOLVERS, makeTempLayout, removeDir, settleWithin, releaseFifo, write, expectNoPathUnder, expectRefusal,
 } = require('./helpers');
 
 const SECRET = 'TOP-SECRET-CONTENT';
@@ -49,11 +49,7 @@ describe.each(RESOLVERS)('file operations with the %s resolver', (resolver) => {
   let sandbox;
 
   beforeEach(() => {
-    base = makeTempDir('msb-ops-');
-    root = path.join(base, 'root');
-    other = path.join(base, 'other');
-    ro = path.join(base, 'ro');
-    outside = path.join(base, 'outside');
+    ({ base, root, other, ro, outside } = makeTempLayout(['root', 'other', 'ro', 'outside'], 'msb-ops-'));
     write(path.join(root, 'inside.txt'), 'inside');
     fs.mkdirSync(path.join(root, 'dir'));
     write(path.join(other, 'o.txt'), 'other');
