@@ -110,8 +110,7 @@ class FileOpsTest : public msb_test::ResolverSandboxTest {
   fs::path ro_;
 };
 
-INSTANTIATE_TEST_SUITE_P(Resolvers, FileOpsTest,
-                         ::testing::Values(ResolverKind::openat2, ResolverKind::walk),
+INSTANTIATE_TEST_SUITE_P(Resolvers, FileOpsTest, msb_test::each_resolver(),
                          msb_test::resolver_name);
 
 // ---------------------------------------------------------------------------------------------
@@ -409,8 +408,7 @@ class FileOpsAcrossDevices : public FileOpsTest {
   fs::path other_;
 };
 
-INSTANTIATE_TEST_SUITE_P(Resolvers, FileOpsAcrossDevices,
-                         ::testing::Values(ResolverKind::openat2, ResolverKind::walk),
+INSTANTIATE_TEST_SUITE_P(Resolvers, FileOpsAcrossDevices, msb_test::each_resolver(),
                          msb_test::resolver_name);
 
 TEST_P(FileOpsAcrossDevices, MoveCopiesThenRemoves) {
@@ -658,8 +656,7 @@ class GlobOpsTest : public FileOpsTest {
   }
 };
 
-INSTANTIATE_TEST_SUITE_P(Resolvers, GlobOpsTest,
-                         ::testing::Values(ResolverKind::openat2, ResolverKind::walk),
+INSTANTIATE_TEST_SUITE_P(Resolvers, GlobOpsTest, msb_test::each_resolver(),
                          msb_test::resolver_name);
 
 TEST_P(GlobOpsTest, Patterns) {

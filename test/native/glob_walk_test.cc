@@ -46,8 +46,7 @@ class GlobWalkTest : public msb_test::ResolverSandboxTest {
   }
 };
 
-INSTANTIATE_TEST_SUITE_P(Resolvers, GlobWalkTest,
-                         ::testing::Values(ResolverKind::openat2, ResolverKind::walk),
+INSTANTIATE_TEST_SUITE_P(Resolvers, GlobWalkTest, msb_test::each_resolver(),
                          msb_test::resolver_name);
 
 TEST_P(GlobWalkTest, PathsComeInByteOrderAndTruncateToAPrefix) {

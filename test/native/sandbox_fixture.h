@@ -21,6 +21,11 @@ inline void make_symlink(const std::string& target, const fs::path& link) {
   ASSERT_EQ(::symlink(target.c_str(), link.c_str()), 0) << link << ": " << std::strerror(errno);
 }
 
+// The resolvers every parameterized Sandbox suite runs with; tests name them by resolver_name.
+inline auto each_resolver() {
+  return ::testing::Values(msb::ResolverKind::openat2, msb::ResolverKind::walk);
+}
+
 class ResolverSandboxTest : public ::testing::TestWithParam<msb::ResolverKind> {
  protected:
   // Suites that add directories call this first and return when IsSkipped() or a fatal failure.

@@ -46,8 +46,7 @@ std::string get(const Sandbox& sb, std::string_view path) {
 // agree on every answer.
 class SandboxTest : public msb_test::ResolverSandboxTest {};
 
-INSTANTIATE_TEST_SUITE_P(Resolvers, SandboxTest,
-                         ::testing::Values(ResolverKind::openat2, ResolverKind::walk),
+INSTANTIATE_TEST_SUITE_P(Resolvers, SandboxTest, msb_test::each_resolver(),
                          msb_test::resolver_name);
 
 // ---------------------------------------------------------------------------------------------
@@ -534,8 +533,7 @@ class ReadOnlySourceInsideRoot : public SandboxTest {
   Strings before_;
 };
 
-INSTANTIATE_TEST_SUITE_P(Resolvers, ReadOnlySourceInsideRoot,
-                         ::testing::Values(ResolverKind::openat2, ResolverKind::walk),
+INSTANTIATE_TEST_SUITE_P(Resolvers, ReadOnlySourceInsideRoot, msb_test::each_resolver(),
                          msb_test::resolver_name);
 
 TEST_P(ReadOnlySourceInsideRoot, ThroughTheRootPath) {
@@ -967,5 +965,4 @@ TEST_P(InlineTest, NothingIsAnsweredBeforeTheMountIsPinned) {
   EXPECT_FALSE(sb->exists_now("/small.txt").has_value());
 }
 
-INSTANTIATE_TEST_SUITE_P(Resolvers, InlineTest,
-                         ::testing::Values(ResolverKind::openat2, ResolverKind::walk));
+INSTANTIATE_TEST_SUITE_P(Resolvers, InlineTest, msb_test::each_resolver());
