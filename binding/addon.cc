@@ -1,7 +1,7 @@
 #include <napi.h>
 
-#include "../src/resolver.h"
 #include "config_wrap.h"
+#include "fs/resolver.h"
 #include "sandbox_wrap.h"
 
 namespace {

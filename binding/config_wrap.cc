@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "../src/program_config.h"
+#include "config/program_config.h"
 #include "rules.h"
 
 namespace msb_binding {

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "../src/error.h"
+#include "common/error.h"
 
 namespace msb_binding {
 

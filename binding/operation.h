@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "../src/error.h"
+#include "common/error.h"
 #include "errors.h"
 
 namespace msb_binding {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "../src/policy.h"
+#include "fs/policy.h"
 
 namespace msb_binding {
 

@@ -4,8 +4,8 @@
 #include <utility>
 #include <vector>
 
-#include "../src/glob_walk.h"
 #include "errors.h"
+#include "fs/glob_walk.h"
 #include "operation.h"
 #include "rules.h"
 

@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include "../src/sandbox.h"
+#include "fs/sandbox.h"
 
 namespace msb_binding {
 

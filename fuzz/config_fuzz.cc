@@ -7,9 +7,9 @@
 #include <string_view>
 #include <variant>
 
-#include "config_tree.h"
-#include "path.h"
-#include "program_config.h"
+#include "common/path.h"
+#include "config/config_tree.h"
+#include "config/program_config.h"
 
 namespace {
 

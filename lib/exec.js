@@ -1,7 +1,7 @@
 'use strict';
 
 // sandbox.exec(): runs a program confined by the kernel to what the sandbox allows. The policy
-// is built here from the sandbox's mount table and applied by msb-launch (src/launcher_main.cc)
+// is built here from the sandbox's mount table and applied by msb-launch (src/launcher/launcher_main.cc)
 // to itself before it execs the program: Landlock, seccomp and, where the kernel allows, user,
 // mount and PID namespaces. Node's own threads are never restricted.
 const { spawn } = require('child_process');
@@ -356,7 +356,7 @@ function errnoName(errno) {
   return entry ? entry[0] : `errno ${errno}`;
 }
 
-// Reads the launcher's status lines (see src/launcher_main.cc).
+// Reads the launcher's status lines (see src/launcher/launcher_main.cc).
 function parseStatus(text) {
   const status = { ok: null, error: null, execErrno: null, waitStatus: null };
   for (const line of text.split('\n')) {

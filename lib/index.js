@@ -16,7 +16,7 @@ const { makeTestRoot } = require('./test-roots');
 
 const DEFAULT_GLOB_LIMIT = 1000;
 const MAX_GLOB_LIMIT = 100000;
-const MAX_GLOB_ENTRIES = 1000000; // directory entries one glob may read (src/glob_walk.h)
+const MAX_GLOB_ENTRIES = 1000000; // directory entries one glob may read (src/fs/glob_walk.h)
 
 const typeError = (message) => new TypeError(message);
 

@@ -1,6 +1,6 @@
 'use strict';
 
-// Suffix rules compare the way the core does (has_suffix in src/policy.cc, and the config file
+// Suffix rules compare the way the core does (has_suffix in src/fs/policy.cc, and the config file
 // parser): ASCII letters fold to lower case, every other character must match exactly, so ".ÉT"
 // matches "key.Ét" but not "key.ét". One rule wherever a suffix is written (a config given to
 // createMountSandbox, a program config file, an attachment policy): Unicode case mapping in JS

@@ -20,10 +20,10 @@
 #include <string_view>
 #include <vector>
 
-#include "error.h"
-#include "fs_backend.h"
-#include "mount_table.h"
-#include "resolver.h"
+#include "common/error.h"
+#include "fs/fs_backend.h"
+#include "fs/mount_table.h"
+#include "fs/resolver.h"
 
 namespace msb {
 

@@ -1,0 +1,42 @@
+// One path of an exec policy: what the file sandbox hands the launcher for each mount source
+// (Sandbox::exec_paths) and what the launcher places in the command's root.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "common/file_id.h"
+
+namespace msb {
+
+enum class PathAccess : std::uint8_t {
+  read,        // read and execute (system directories, read-only mounts)
+  write,       // everything but device nodes
+  write_keep,  // write, but not remove (a mount whose deletes are blocked)
+  protect,     // no access granted; made read-only where it lies inside a writable path
+  device,      // a character device opened for reading and writing (/dev/null)
+  pin,         // a directory inside a writable path, bound onto itself so it cannot be renamed
+};
+
+struct ExecPath {
+  std::string path;  // absolute host path
+  PathAccess access = PathAccess::read;
+  // The inode the sandbox pinned for a mount source: the launcher refuses to run when the path
+  // now names another one (a component swapped for a symlink since the sandbox was made).
+  std::optional<FileId> id;
+  // Where the path appears in the command's root (an absolute path there). Empty: it appears only
+  // where it lies inside another path that has a target (protect and pin entries).
+  std::string target;
+  // Set by the launcher (note_system_links), never sent: the symlink to recreate at `target`.
+  std::string link;
+};
+
+// What one command may consume; 0 leaves a resource unlimited.
+struct ExecLimits {
+  unsigned processes = 0;          // processes and threads together
+  std::uint64_t memory_bytes = 0;  // data segment of each process (RLIMIT_DATA)
+  unsigned cpu_seconds = 0;        // CPU time of each process (RLIMIT_CPU)
+};
+
+}  // namespace msb

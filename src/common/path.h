@@ -1,0 +1,37 @@
+// Virtual paths: what a worker names. Always absolute, '/'-separated, normalized lexically before
+// any host lookup so that `..` can never be handed to the kernel.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/error.h"
+
+namespace msb {
+
+struct VirtualPath {
+  std::vector<std::string> parts;  // no "", ".", ".." entries
+
+  bool is_root() const noexcept { return parts.empty(); }
+  std::string str() const;
+};
+
+// Accepts "/a//b/./c/../d" as "/a/b/d". Fails with invalid_path for relative or empty paths, NUL
+// bytes, ill-formed UTF-8 and over-long names, and with path_escape when `..` climbs above "/".
+Result<VirtualPath> parse_virtual_path(std::string_view text);
+
+// Mount targets are stricter than request paths: written exactly in normal form ("/data",
+// "/a/b", one trailing slash tolerated), never "/" itself.
+Result<VirtualPath> parse_mount_target(std::string_view text);
+
+bool is_valid_utf8(std::string_view text) noexcept;
+
+// True when `prefix` names `path` itself or one of its ancestors.
+bool has_prefix(const std::vector<std::string>& path, const std::vector<std::string>& prefix);
+
+// "a/b/c" for the kernel; "." for no parts.
+std::string join_relative(const std::vector<std::string>& parts, std::size_t begin = 0,
+                          std::size_t end = std::string::npos);
+
+}  // namespace msb

@@ -1,0 +1,732 @@
+#include "config/program_config.h"
+
+#include <initializer_list>
+#include <unordered_map>
+#include <utility>
+
+#include "common/path.h"
+#include "config/config_tree.h"
+
+namespace msb {
+namespace {
+
+using Check = std::optional<ConfigError>;
+
+// Checks are listed here once, so that the YAML and JSON forms of a config cannot drift apart.
+constexpr std::string_view kTopKeys = "sandbox, delegation, model, approval, workerPaths";
+constexpr std::string_view kMountFormKeys =
+    "root, readonly, mounts, approval, allowedSuffixes, deniedSuffixes, maxFileBytes, zones, mode";
+constexpr std::string_view kZoneFormKeys = "zones, mode, root, readonly";
+constexpr std::string_view kMountKeys =
+    "source, target, readonly, approval, allowedSuffixes, deniedSuffixes, maxFileBytes";
+constexpr std::string_view kZoneKeys =
+    "path, mode, approval, allowedSuffixes, deniedSuffixes, maxFileBytes";
+constexpr std::string_view kWorkerSandboxKeys = "restrict, readonly, approval, zones";
+constexpr std::uint64_t kMaxFileBytesLimit = std::uint64_t{1} << 53;  // exact in JavaScript
+constexpr std::uint64_t kMaxDelegationDepth = 100;
+
+ConfigError at(const ConfigNode& node, std::string path, std::string expected) {
+  return ConfigError{node.line, node.column, std::move(path), std::move(expected)};
+}
+
+ConfigError at_key(const ConfigEntry& entry, std::string path, std::string expected) {
+  return ConfigError{entry.line, entry.column, std::move(path), std::move(expected)};
+}
+
+ConfigError unknown_key(const ConfigEntry& entry, const std::string& parent,
+                        std::string_view allowed) {
+  return at_key(entry, key_path_child(parent, entry.key),
+                "a known key (allowed: " + std::string(allowed) + ")");
+}
+
+// The later of two entries of one map: conflicts are reported where the second one is written.
+const ConfigEntry& later(const ConfigEntry& a, const ConfigEntry& b) noexcept {
+  return &a < &b ? b : a;
+}
+
+Check expect_map(const ConfigNode& node, const std::string& path,
+                 std::string expected = "a mapping") {
+  if (node.kind == NodeKind::map) return std::nullopt;
+  return at(node, path, std::move(expected));
+}
+
+Check read_bool(const ConfigNode& node, const std::string& path, bool& out) {
+  if (node.kind != NodeKind::boolean) return at(node, path, "a boolean");
+  out = node.boolean;
+  return std::nullopt;
+}
+
+Check read_string(const ConfigNode& node, const std::string& path, std::string& out) {
+  if (node.kind != NodeKind::string) return at(node, path, "a string");
+  out = node.text;
+  return std::nullopt;
+}
+
+Check read_count(const ConfigNode& node, const std::string& path, std::uint64_t max,
+                 std::uint64_t& out) {
+  const std::optional<std::uint64_t> value = as_unsigned(node);
+  if (!value || *value == 0 || *value > max) {
+    return at(node, path, "an integer from 1 to " + std::to_string(max));
+  }
+  out = *value;
+  return std::nullopt;
+}
+
+std::string one_of(std::initializer_list<std::string_view> choices) {
+  std::string out = "one of ";
+  for (std::string_view c : choices) {
+    if (c != *choices.begin()) out += ", ";
+    out += c;
+  }
+  return out;
+}
+
+// `index` receives the position of the value in `choices`.
+Check read_choice(const ConfigNode& node, const std::string& path,
+                  std::initializer_list<std::string_view> choices, std::size_t& index) {
+  if (node.kind == NodeKind::string) {
+    index = 0;
+    for (std::string_view c : choices) {
+      if (node.text == c) return std::nullopt;
+      ++index;
+    }
+  }
+  return at(node, path, one_of(choices));
+}
+
+Check read_approval(const ConfigNode& node, const std::string& path, Approval& out) {
+  std::optional<Approval> value;
+  if (node.kind == NodeKind::string) value = approval_from_name(node.text);
+  if (!value) return at(node, path, "one of preApproved, ask, blocked");
+  out = *value;
+  return std::nullopt;
+}
+
+Check read_list(const ConfigNode& node, const std::string& path) {
+  if (node.kind == NodeKind::sequence) return std::nullopt;
+  return at(node, path, "a list");
+}
+
+Check read_string_list(const ConfigNode& node, const std::string& path,
+                       std::vector<std::string>& out) {
+  if (Check e = read_list(node, path)) return e;
+  out.clear();
+  for (std::size_t i = 0; i < node.items.size(); ++i) {
+    std::string item;
+    if (Check e = read_string(node.items[i], key_path_item(path, i), item)) return e;
+    out.push_back(std::move(item));
+  }
+  return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Host paths: resolved against a directory and normalized lexically, never touched here.
+
+void push_parts(std::vector<std::string_view>& parts, std::string_view text) {
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t slash = text.find('/', start);
+    if (slash == std::string_view::npos) slash = text.size();
+    const std::string_view part = text.substr(start, slash - start);
+    if (part == "..") {
+      if (!parts.empty()) parts.pop_back();
+    } else if (!part.empty() && part != ".") {
+      parts.push_back(part);
+    }
+    start = slash + 1;
+  }
+}
+
+std::string join_absolute(const std::vector<std::string_view>& parts) {
+  if (parts.empty()) return "/";
+  std::string out;
+  for (std::string_view part : parts) {
+    out += '/';
+    out += part;
+  }
+  return out;
+}
+
+// `base` is absolute; `path` may be absolute or relative to it.
+std::string resolve_host(std::string_view base, std::string_view path) {
+  std::vector<std::string_view> parts;
+  if (path.empty() || path.front() != '/') push_parts(parts, base);
+  push_parts(parts, path);
+  return join_absolute(parts);
+}
+
+std::string parent_dir(std::string_view file) {
+  std::vector<std::string_view> parts;
+  push_parts(parts, file);
+  if (!parts.empty()) parts.pop_back();
+  return join_absolute(parts);
+}
+
+// Whether a relative path, read lexically, never climbs above its starting directory.
+bool stays_inside(std::string_view relative) {
+  std::size_t depth = 0;
+  std::size_t start = 0;
+  while (start <= relative.size()) {
+    std::size_t slash = relative.find('/', start);
+    if (slash == std::string_view::npos) slash = relative.size();
+    const std::string_view part = relative.substr(start, slash - start);
+    if (part == "..") {
+      if (depth == 0) return false;
+      --depth;
+    } else if (!part.empty() && part != ".") {
+      ++depth;
+    }
+    start = slash + 1;
+  }
+  return true;
+}
+
+Check read_host_path(const ConfigNode& node, const std::string& path, std::string_view base,
+                     std::string& out) {
+  if (node.kind != NodeKind::string || node.text.empty()) {
+    return at(node, path, "a non-empty path string");
+  }
+  out = resolve_host(base, node.text);
+  return std::nullopt;
+}
+
+Check read_target(const ConfigNode& node, const std::string& path, std::string& out) {
+  std::optional<std::string> target;
+  if (node.kind == NodeKind::string) {
+    auto parsed = parse_mount_target(node.text);
+    if (parsed.ok()) target = parsed.value().str();
+  }
+  if (!target)
+    return at(node, path, "an absolute normalized virtual path other than /, like /data");
+  out = std::move(*target);
+  return std::nullopt;
+}
+
+bool valid_zone_name(const std::string& name) {
+  if (name.empty() || name.find('/') != std::string::npos) return false;
+  auto parsed = parse_mount_target("/" + name);
+  return parsed.ok() && parsed.value().parts.size() == 1;
+}
+
+constexpr std::string_view kZoneNameRule =
+    "a zone name that is one path component (not empty, no /, not . or ..)";
+
+// ---------------------------------------------------------------------------------------------
+// Policy keys, the same at the sandbox root, on each mount and on each zone
+
+bool is_policy_key(std::string_view key) noexcept {
+  return key == "approval" || key == "allowedSuffixes" || key == "deniedSuffixes" ||
+         key == "maxFileBytes";
+}
+
+Check read_approval_rule(const ConfigNode& node, const std::string& path, ApprovalRule& out) {
+  if (Check e = expect_map(node, path, "a mapping with write and delete")) return e;
+  for (const ConfigEntry& entry : node.entries) {
+    const std::string child = key_path_child(path, entry.key);
+    if (entry.key == "write") {
+      if (Check e = read_approval(entry.value, child, out.write)) return e;
+    } else if (entry.key == "delete") {
+      if (Check e = read_approval(entry.value, child, out.remove)) return e;
+    } else {
+      return unknown_key(entry, path, "write, delete");
+    }
+  }
+  return std::nullopt;
+}
+
+Check read_suffixes(const ConfigNode& node, const std::string& path,
+                    std::vector<std::string>& out) {
+  if (Check e = read_list(node, path)) return e;
+  out.clear();
+  for (std::size_t i = 0; i < node.items.size(); ++i) {
+    const ConfigNode& item = node.items[i];
+    const bool ok = item.kind == NodeKind::string && item.text.size() > 1 &&
+                    item.text.front() == '.' && item.text.find('/') == std::string::npos;
+    if (!ok) return at(item, key_path_item(path, i), "a file suffix starting with a dot, like .md");
+    out.push_back(fold_suffix(item.text));
+  }
+  return std::nullopt;
+}
+
+Check read_policy(const ConfigEntry& entry, const std::string& parent, ApprovalRule& approval,
+                  FilePolicy& policy) {
+  const std::string path = key_path_child(parent, entry.key);
+  if (entry.key == "approval") return read_approval_rule(entry.value, path, approval);
+  if (entry.key == "allowedSuffixes") {
+    std::vector<std::string> list;
+    if (Check e = read_suffixes(entry.value, path, list)) return e;
+    policy.allowed_suffixes = std::move(list);
+    return std::nullopt;
+  }
+  if (entry.key == "deniedSuffixes")
+    return read_suffixes(entry.value, path, policy.denied_suffixes);
+  std::uint64_t bytes = 0;
+  if (Check e = read_count(entry.value, path, kMaxFileBytesLimit, bytes)) return e;
+  policy.max_file_bytes = bytes;
+  return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------------------------
+// sandbox, mount form: root + mounts
+
+Check read_mount_entry(const ConfigEntry& entry, const std::string& path, std::string_view dir,
+                       MountSpec& spec) {
+  const std::string child = key_path_child(path, entry.key);
+  if (entry.key == "source") return read_host_path(entry.value, child, dir, spec.source);
+  if (entry.key == "target") return read_target(entry.value, child, spec.target);
+  if (entry.key == "readonly") return read_bool(entry.value, child, spec.readonly);
+  if (is_policy_key(entry.key)) return read_policy(entry, path, spec.approval, spec.policy);
+  return unknown_key(entry, path, kMountKeys);
+}
+
+Check read_mount(const ConfigNode& node, const std::string& path, std::string_view dir,
+                 MountSpec& spec) {
+  if (Check e = expect_map(node, path, "a mapping with source and target")) return e;
+  for (const ConfigEntry& entry : node.entries) {
+    if (Check e = read_mount_entry(entry, path, dir, spec)) return e;
+  }
+  if (node.find("source") == nullptr) {
+    return at(node, key_path_child(path, "source"), "a source path (required)");
+  }
+  if (node.find("target") == nullptr) {
+    return at(node, key_path_child(path, "target"), "a target like /data (required)");
+  }
+  return std::nullopt;
+}
+
+Check read_mounts(const ConfigNode& node, const std::string& path, std::string_view dir,
+                  std::vector<MountSpec>& mounts) {
+  if (Check e = read_list(node, path)) return e;
+  std::unordered_map<std::string, std::size_t> seen;  // target -> index
+  for (std::size_t i = 0; i < node.items.size(); ++i) {
+    const std::string item_path = key_path_item(path, i);
+    MountSpec spec;
+    if (Check e = read_mount(node.items[i], item_path, dir, spec)) return e;
+    if (auto it = seen.find(spec.target); it != seen.end()) {
+      return at(node.items[i].find("target")->value, key_path_child(item_path, "target"),
+                "a target not already mounted (" + spec.target + " is mounted by " +
+                    key_path_item(path, it->second) + ")");
+    }
+    seen.emplace(spec.target, i);
+    mounts.push_back(std::move(spec));
+  }
+  return std::nullopt;
+}
+
+Check read_mount_form(const ConfigNode& node, const std::string& path, std::string_view dir,
+                      ProgramSandbox& out) {
+  out.layout = SandboxLayout::mounts;
+  out.root = std::string(dir);
+  for (const ConfigEntry& entry : node.entries) {
+    const std::string child = key_path_child(path, entry.key);
+    Check e;
+    if (entry.key == "root") {
+      e = read_host_path(entry.value, child, dir, out.root);
+    } else if (entry.key == "readonly") {
+      e = read_bool(entry.value, child, out.readonly);
+    } else if (entry.key == "mounts") {
+      e = read_mounts(entry.value, child, dir, out.mounts);
+    } else if (is_policy_key(entry.key)) {
+      e = read_policy(entry, path, out.approval, out.policy);
+    } else if (entry.key == "mode") {
+      e = at_key(entry, child, "zones alongside mode (mode says where zones live)");
+    } else {
+      e = unknown_key(entry, path, kMountFormKeys);
+    }
+    if (e) return e;
+  }
+  return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------------------------
+// sandbox, zone form: named zones mounted at /<name>
+
+struct ZoneForm {
+  const ConfigEntry* zones = nullptr;
+  const ConfigEntry* root = nullptr;
+  bool direct = false;
+  bool readonly = false;
+  std::string base;  // what zone paths are relative to
+};
+
+Check read_zone_form_entry(const ConfigEntry& entry, const std::string& path, ZoneForm& form,
+                           const ConfigNode& sandbox) {
+  const std::string child = key_path_child(path, entry.key);
+  if (entry.key == "zones") {
+    form.zones = &entry;
+    return std::nullopt;
+  }
+  if (entry.key == "root") {
+    form.root = &entry;
+    return std::nullopt;
+  }
+  if (entry.key == "readonly") return read_bool(entry.value, child, form.readonly);
+  if (entry.key == "mode") {
+    std::size_t index = 0;
+    if (Check e = read_choice(entry.value, child, {"sandboxed", "direct"}, index)) return e;
+    form.direct = index == 1;
+    return std::nullopt;
+  }
+  if (entry.key == "mounts") {
+    const ConfigEntry& second = later(entry, *sandbox.find("zones"));
+    return at_key(second, key_path_child(path, second.key), "either mounts or zones, not both");
+  }
+  if (is_policy_key(entry.key)) {
+    return at_key(entry, child,
+                  "a key of the zone form (allowed: " + std::string(kZoneFormKeys) +
+                      "); policies go on each zone");
+  }
+  return unknown_key(entry, path, kZoneFormKeys);
+}
+
+Check read_zone_base(const std::string& path, std::string_view dir, ZoneForm& form) {
+  if (form.direct) {
+    form.base = std::string(dir);
+    if (form.root == nullptr) return std::nullopt;
+    return at_key(*form.root, key_path_child(path, "root"),
+                  "no root in direct mode (zone paths are relative to the config file)");
+  }
+  if (form.root == nullptr) {
+    form.base = resolve_host(dir, ".sandbox");
+    return std::nullopt;
+  }
+  return read_host_path(form.root->value, key_path_child(path, "root"), dir, form.base);
+}
+
+Check read_zone_source(const ConfigNode& node, const std::string& path, const ZoneForm& form,
+                       std::string& source) {
+  if (node.kind != NodeKind::string || node.text.empty()) {
+    return at(node, path, "a non-empty path string");
+  }
+  if (!form.direct && (node.text.front() == '/' || !stays_inside(node.text))) {
+    return at(node, path, "a relative path that stays inside the sandbox root");
+  }
+  source = resolve_host(form.base, node.text);
+  return std::nullopt;
+}
+
+Check read_zone(const ConfigEntry& zone, const std::string& path, const ZoneForm& form,
+                MountSpec& spec) {
+  spec.source = resolve_host(form.base, zone.key);
+  spec.target = "/" + zone.key;
+  bool ro = false;
+  if (zone.value.kind == NodeKind::null) return std::nullopt;
+  if (Check e = expect_map(zone.value, path)) return e;
+  for (const ConfigEntry& entry : zone.value.entries) {
+    const std::string child = key_path_child(path, entry.key);
+    Check e;
+    if (entry.key == "path") {
+      e = read_zone_source(entry.value, child, form, spec.source);
+    } else if (entry.key == "mode") {
+      std::size_t index = 0;
+      e = read_choice(entry.value, child, {"ro", "rw"}, index);
+      ro = index == 0;
+    } else if (is_policy_key(entry.key)) {
+      e = read_policy(entry, path, spec.approval, spec.policy);
+    } else {
+      e = unknown_key(entry, path, kZoneKeys);
+    }
+    if (e) return e;
+  }
+  spec.readonly = ro;
+  return std::nullopt;
+}
+
+Check read_zones(const ConfigNode& node, const std::string& path, const ZoneForm& form,
+                 ProgramSandbox& out) {
+  if (Check e = expect_map(node, path, "a mapping of zone names to zone settings")) return e;
+  // A sandbox with no root and no zones could hold nothing: say so here, not at first use.
+  if (node.entries.empty()) return at(node, path, "at least one zone");
+  for (const ConfigEntry& zone : node.entries) {
+    const std::string zone_path = key_path_child(path, zone.key);
+    if (!valid_zone_name(zone.key)) return at_key(zone, zone_path, std::string(kZoneNameRule));
+    MountSpec spec;
+    if (Check e = read_zone(zone, zone_path, form, spec)) return e;
+    spec.readonly = spec.readonly || form.readonly;
+    out.mounts.push_back(std::move(spec));
+    out.zones.push_back(ZoneInfo{zone.key});
+  }
+  return std::nullopt;
+}
+
+Check read_zone_form(const ConfigNode& node, const std::string& path, std::string_view dir,
+                     ProgramSandbox& out) {
+  ZoneForm form;
+  for (const ConfigEntry& entry : node.entries) {
+    if (Check e = read_zone_form_entry(entry, path, form, node)) return e;
+  }
+  if (Check e = read_zone_base(path, dir, form)) return e;
+  out.layout = form.direct ? SandboxLayout::zones_direct : SandboxLayout::zones_sandboxed;
+  out.readonly = form.readonly;
+  return read_zones(form.zones->value, key_path_child(path, "zones"), form, out);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The program config's top level
+
+Check read_sandbox(const ConfigNode& node, std::string_view dir, ProgramConfig& config) {
+  const std::string path = "sandbox";
+  // Only leaving the section out means "no file access": a null or false here is more likely a
+  // half-written section than a decision.
+  if (Check e = expect_map(node, path)) return e;
+  ProgramSandbox sandbox;
+  Check e = node.find("zones") != nullptr ? read_zone_form(node, path, dir, sandbox)
+                                          : read_mount_form(node, path, dir, sandbox);
+  if (e) return e;
+  config.sandbox = std::move(sandbox);
+  return std::nullopt;
+}
+
+Check read_delegation(const ConfigNode& node, ProgramConfig& config) {
+  const std::string path = "delegation";
+  if (Check e = expect_map(node, path)) return e;
+  for (const ConfigEntry& entry : node.entries) {
+    if (entry.key != "maxDepth") return unknown_key(entry, path, "maxDepth");
+    std::uint64_t depth = 0;
+    if (Check e = read_count(entry.value, "delegation.maxDepth", kMaxDelegationDepth, depth)) {
+      return e;
+    }
+    config.max_depth = static_cast<std::uint32_t>(depth);
+  }
+  return std::nullopt;
+}
+
+// golem-forge's own approval setting: checked so typos surface, otherwise not ours to use.
+Check read_approval_mode(const ConfigNode& node) {
+  const std::string path = "approval";
+  if (Check e = expect_map(node, path)) return e;
+  for (const ConfigEntry& entry : node.entries) {
+    if (entry.key != "mode") return unknown_key(entry, path, "mode");
+    std::size_t index = 0;
+    if (Check e = read_choice(entry.value, "approval.mode",
+                              {"interactive", "approve_all", "auto_deny"}, index)) {
+      return e;
+    }
+  }
+  return std::nullopt;
+}
+
+Check read_worker_paths(const ConfigNode& node, ProgramConfig& config) {
+  std::vector<std::string> given;
+  if (Check e = read_string_list(node, "workerPaths", given)) return e;
+  config.worker_paths.clear();
+  for (const std::string& dir : given) config.worker_paths.push_back(resolve_host(config.dir, dir));
+  return std::nullopt;
+}
+
+Check read_program(const ConfigNode& root, ProgramConfig& config) {
+  if (root.kind == NodeKind::null) return std::nullopt;
+  if (Check e = expect_map(root, "")) return e;
+  for (const ConfigEntry& entry : root.entries) {
+    Check e;
+    std::string ignored;
+    if (entry.key == "sandbox") {
+      e = read_sandbox(entry.value, config.dir, config);
+    } else if (entry.key == "delegation") {
+      e = read_delegation(entry.value, config);
+    } else if (entry.key == "model") {
+      e = read_string(entry.value, entry.key, ignored);
+    } else if (entry.key == "approval") {
+      e = read_approval_mode(entry.value);
+    } else if (entry.key == "workerPaths") {
+      e = read_worker_paths(entry.value, config);
+    } else {
+      e = unknown_key(entry, "", kTopKeys);
+    }
+    if (e) return e;
+  }
+  return std::nullopt;
+}
+
+bool absolute_file(std::string_view file) {
+  return !file.empty() && file.front() == '/' && file.find('\0') == std::string_view::npos &&
+         is_valid_utf8(file);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Worker files
+
+Check read_zone_request(const ConfigNode& item, const std::string& path, ZoneRequest& out,
+                        const ConfigNode*& name_node) {
+  if (Check e = expect_map(item, path, "a mapping with name and mode")) return e;
+  out.line = item.line;
+  out.column = item.column;
+  for (const ConfigEntry& entry : item.entries) {
+    const std::string child = key_path_child(path, entry.key);
+    if (entry.key == "name") {
+      if (entry.value.kind != NodeKind::string || !valid_zone_name(entry.value.text)) {
+        return at(entry.value, child, std::string(kZoneNameRule));
+      }
+      out.name = entry.value.text;
+      name_node = &entry.value;
+    } else if (entry.key == "mode") {
+      std::size_t index = 0;
+      if (Check e = read_choice(entry.value, child, {"ro", "rw"}, index)) return e;
+      out.readonly = index == 0;
+    } else {
+      return unknown_key(entry, path, "name, mode");
+    }
+  }
+  if (name_node == nullptr) return at(item, key_path_child(path, "name"), "a zone name (required)");
+  return std::nullopt;
+}
+
+Check read_zone_requests(const ConfigNode& node, const std::string& path,
+                         std::vector<ZoneRequest>& out) {
+  if (Check e = read_list(node, path)) return e;
+  std::unordered_map<std::string, std::size_t> seen;  // name -> index
+  for (std::size_t i = 0; i < node.items.size(); ++i) {
+    const std::string item_path = key_path_item(path, i);
+    ZoneRequest request;
+    const ConfigNode* name_node = nullptr;
+    if (Check e = read_zone_request(node.items[i], item_path, request, name_node)) return e;
+    if (auto it = seen.find(request.name); it != seen.end()) {
+      return at(*name_node, key_path_child(item_path, "name"),
+                "a zone not already listed (" + request.name + " is " +
+                    key_path_item(path, it->second) + ")");
+    }
+    seen.emplace(request.name, i);
+    out.push_back(std::move(request));
+  }
+  return std::nullopt;
+}
+
+Check read_restrict(const ConfigNode& node, const std::string& path, WorkerDeclaration& out) {
+  std::optional<std::string> normalized;
+  if (node.kind == NodeKind::string) {
+    auto parsed = parse_virtual_path(node.text);
+    if (parsed.ok()) normalized = parsed.value().str();
+  }
+  if (!normalized) return at(node, path, "an absolute virtual path like /src");
+  out.restrict = std::move(normalized);
+  return std::nullopt;
+}
+
+Check read_worker_approval(const ConfigNode& node, const std::string& path,
+                           WorkerDeclaration& out) {
+  if (Check e = expect_map(node, path, "a mapping with write and delete")) return e;
+  for (const ConfigEntry& entry : node.entries) {
+    const std::string child = key_path_child(path, entry.key);
+    Approval value = Approval::ask;
+    if (entry.key != "write" && entry.key != "delete") {
+      return unknown_key(entry, path, "write, delete");
+    }
+    if (Check e = read_approval(entry.value, child, value)) return e;
+    (entry.key == "write" ? out.approve_write : out.approve_delete) = value;
+  }
+  return std::nullopt;
+}
+
+Check read_worker_entry(const ConfigEntry& entry, const std::string& path, WorkerDeclaration& out) {
+  const std::string child = key_path_child(path, entry.key);
+  if (entry.key == "restrict") return read_restrict(entry.value, child, out);
+  if (entry.key == "readonly") {
+    bool value = false;
+    if (Check e = read_bool(entry.value, child, value)) return e;
+    out.readonly = value;
+    return std::nullopt;
+  }
+  if (entry.key == "approval") return read_worker_approval(entry.value, child, out);
+  if (entry.key == "zones") return read_zone_requests(entry.value, child, out.zones);
+  return unknown_key(entry, path, kWorkerSandboxKeys);
+}
+
+Check read_worker_sandbox(const ConfigNode& node, WorkerDeclaration& out) {
+  const std::string path = "sandbox";
+  if (node.kind == NodeKind::null) return std::nullopt;
+  if (node.kind == NodeKind::boolean && !node.boolean) {
+    out.kind = WorkerSandboxKind::none;
+    return std::nullopt;
+  }
+  if (Check e = expect_map(node, path, "false or a mapping")) return e;
+  const ConfigEntry* zones = node.find("zones");
+  for (const ConfigEntry& entry : node.entries) {
+    if (zones != nullptr && (entry.key == "restrict" || entry.key == "readonly")) {
+      const ConfigEntry& second = later(entry, *zones);
+      return at_key(second, key_path_child(path, second.key),
+                    "either zones or restrict/readonly, not both");
+    }
+    if (Check e = read_worker_entry(entry, path, out)) return e;
+  }
+  out.kind = WorkerSandboxKind::restrict;
+  if (zones != nullptr) {
+    out.kind = out.zones.empty() ? WorkerSandboxKind::none : WorkerSandboxKind::zones;
+  }
+  return std::nullopt;
+}
+
+std::string_view trim_line_end(std::string_view line) noexcept {
+  while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) {
+    line.remove_suffix(1);
+  }
+  return line;
+}
+
+// The frontmatter between the opening "---" line and the closing "---" or "..." line, with the
+// opening line blanked so that YAML positions are the file's. nullopt when there is none.
+Parsed<std::optional<std::string>> extract_frontmatter(std::string_view text) {
+  constexpr std::string_view kBom = "\xEF\xBB\xBF";
+  if (text.substr(0, kBom.size()) == kBom) text.remove_prefix(kBom.size());
+  std::size_t end = text.find('\n');
+  if (trim_line_end(text.substr(0, end)) != "---" || end == std::string_view::npos) {
+    if (trim_line_end(text) == "---") {
+      return ConfigError{1, 1, "", "a closing --- line after the frontmatter"};
+    }
+    return std::optional<std::string>{};
+  }
+  const std::size_t body = end + 1;
+  for (std::size_t start = body; start < text.size(); start = end + 1) {
+    end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = trim_line_end(text.substr(start, end - start));
+    if (line == "---" || line == "...") {
+      // A leading newline keeps YAML line numbers equal to the file's. Built with append:
+      // g++ 12 misreports `"\n" + std::string` as an overlapping copy (-Wrestrict).
+      std::string frontmatter(1, '\n');
+      frontmatter.append(text.substr(body, start - body));
+      return std::optional<std::string>{std::move(frontmatter)};
+    }
+  }
+  return ConfigError{1, 1, "", "a closing --- line after the frontmatter"};
+}
+
+Check read_worker(const ConfigNode& root, WorkerDeclaration& out) {
+  if (root.kind == NodeKind::null) return std::nullopt;
+  if (Check e = expect_map(root, "")) return e;
+  if (const ConfigEntry* name = root.find("name"); name && name->value.kind == NodeKind::string) {
+    out.name = name->value.text;
+  }
+  if (const ConfigEntry* sandbox = root.find("sandbox")) {
+    return read_worker_sandbox(sandbox->value, out);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Parsed<ProgramConfig> parse_program_config(std::string_view text, std::string_view file,
+                                           ConfigFormat format) {
+  if (!absolute_file(file)) return ConfigError{0, 0, "", "an absolute config file path"};
+  Parsed<ConfigNode> tree = format == ConfigFormat::json ? parse_json(text) : parse_yaml(text);
+  if (auto* error = std::get_if<ConfigError>(&tree)) return std::move(*error);
+  ProgramConfig config;
+  config.file = std::string(file);
+  config.dir = parent_dir(file);
+  config.worker_paths = {resolve_host(config.dir, "workers"), resolve_host(config.dir, ".workers")};
+  if (Check e = read_program(std::get<ConfigNode>(tree), config)) return std::move(*e);
+  return config;
+}
+
+Parsed<WorkerDeclaration> parse_worker_file(std::string_view text) {
+  Parsed<std::optional<std::string>> frontmatter = extract_frontmatter(text);
+  if (auto* error = std::get_if<ConfigError>(&frontmatter)) return std::move(*error);
+  WorkerDeclaration out;
+  const std::optional<std::string>& yaml = std::get<std::optional<std::string>>(frontmatter);
+  if (!yaml) return out;
+  Parsed<ConfigNode> tree = parse_yaml(*yaml);
+  if (auto* error = std::get_if<ConfigError>(&tree)) return std::move(*error);
+  if (Check e = read_worker(std::get<ConfigNode>(tree), out)) return std::move(*e);
+  return out;
+}
+
+}  // namespace msb

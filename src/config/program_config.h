@@ -1,0 +1,88 @@
+// The typed model of a program configuration file (golem-forge.config.yaml / .yml / .json) and
+// of a worker's sandbox declaration, and the loaders that fill them. Parsing and validation
+// happen once, here; the model is what sandboxes are built from. Loaders do no file I/O: they
+// take the text and the file's path (for relative paths and for error reports).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "config/config_error.h"
+#include "fs/mount_table.h"
+#include "fs/policy.h"
+
+namespace msb {
+
+enum class ConfigFormat : std::uint8_t { yaml, json };
+
+// golem-forge's mount form (root + mounts) or seed 000's zone form (named zones mounted at
+// /<name>, with no root of their own). In the zone form, sandboxed mode places zone paths under
+// `root` (default ".sandbox"); direct mode takes them relative to the config file.
+enum class SandboxLayout : std::uint8_t { mounts, zones_sandboxed, zones_direct };
+
+struct ZoneInfo {
+  std::string name;  // mounted at "/<name>"
+};
+
+struct ProgramSandbox {
+  SandboxLayout layout = SandboxLayout::mounts;
+  // Absolute, lexically normalized host path mounted at "/". Empty in the zone form: "/" then
+  // only lists the zones.
+  std::string root;
+  bool readonly = false;
+  ApprovalRule approval;  // for the root mount
+  FilePolicy policy;      // for the root mount
+  // Absolute sources; zones appear here as mounts at "/<name>", in the order written.
+  std::vector<MountSpec> mounts;
+  // For the zone form, parallel to `mounts`: which zone each mount is.
+  std::vector<ZoneInfo> zones;
+};
+
+struct ProgramConfig {
+  std::string file;  // as given to the loader
+  std::string dir;   // absolute directory relative paths were resolved against
+  // No `sandbox` section means no file access at all (seed 002).
+  std::optional<ProgramSandbox> sandbox;
+  std::uint32_t max_depth = 5;  // delegation.maxDepth
+  // Where golem-forge looks for .worker files (workerPaths, default workers and .workers), as
+  // absolute directories: their .worker files are protected from the commands a sandbox runs.
+  std::vector<std::string> worker_paths;
+};
+
+// `file` must be absolute (relative paths in the config resolve against its directory).
+Parsed<ProgramConfig> parse_program_config(std::string_view text, std::string_view file,
+                                           ConfigFormat format);
+
+// What a worker's frontmatter asks for. `inherit`: no sandbox section (the parent's sandbox, as
+// golem-forge's call_worker does). `none`: `sandbox: false` or `zones: []`, a pure function with
+// no file access. `restrict`: golem-forge's { restrict, readonly, approval }. `zones`: seed 000's
+// { zones: [{ name, mode }] }.
+enum class WorkerSandboxKind : std::uint8_t { inherit, none, restrict, zones };
+
+struct ZoneRequest {
+  std::string name;
+  bool readonly = false;  // mode: ro; "rw" (the default) is false
+  std::uint32_t line = 0;
+  std::uint32_t column = 0;
+};
+
+struct WorkerDeclaration {
+  std::string name;  // frontmatter `name`, or empty
+  WorkerSandboxKind kind = WorkerSandboxKind::inherit;
+  std::optional<std::string> restrict;  // virtual path, starts with '/'
+  std::optional<bool> readonly;
+  std::optional<Approval> approve_write;
+  std::optional<Approval> approve_delete;
+  std::vector<ZoneRequest> zones;
+};
+
+// A .worker file: YAML frontmatter between "---" lines, then the instructions. Only the
+// `sandbox` key (and `name`) is interpreted; other keys belong to the agent framework. Line
+// numbers in errors count from the file's first line.
+Parsed<WorkerDeclaration> parse_worker_file(std::string_view text);
+
+}  // namespace msb

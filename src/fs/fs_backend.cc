@@ -1,0 +1,422 @@
+#include "fs/fs_backend.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <random>
+
+namespace msb {
+namespace {
+
+Error from_errno() {
+  return Error{errc_from_errno(errno), errno};
+}
+
+double to_ms(const statx_timestamp& t) {
+  return static_cast<double>(t.tv_sec) * 1000.0 + static_cast<double>(t.tv_nsec) / 1e6;
+}
+
+Status write_all(int fd, const std::uint8_t* data, std::size_t size) {
+  while (size > 0) {
+    ssize_t n = ::write(fd, data, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return from_errno();
+    }
+    data += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return ok_status();
+}
+
+// Unpredictable names, so another user of the directory cannot squat on the next one.
+std::string temp_name() {
+  thread_local std::mt19937_64 random{std::random_device{}()};
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), ".msb-%016llx.tmp", static_cast<unsigned long long>(random()));
+  return buf;
+}
+
+// Created owner-only: until its permissions are set, the temporary must not let anyone else
+// read what is about to replace a private file.
+Result<UniqueFd> create_temp(int dir_fd, mode_t mode, std::string& name_out) {
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    name_out = temp_name();
+    int fd = ::openat(dir_fd, name_out.c_str(),
+                      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+    if (fd >= 0) return UniqueFd(fd);
+    if (errno != EEXIST) return from_errno();
+  }
+  return Error{Errc::already_exists, EEXIST};
+}
+
+// "/proc/self/fd/N": the magic link through which a descriptor's own inode can be reopened.
+struct ProcFdPath {
+  char text[32];
+};
+
+ProcFdPath proc_fd_path(int fd) {
+  ProcFdPath out;
+  std::snprintf(out.text, sizeof(out.text), "/proc/self/fd/%d", fd);
+  return out;
+}
+
+// The replacement takes the old file's permission bits (never set-id bits: a rewrite must not
+// mint a setuid file) and, where the process may, its owner and group.
+Status copy_attributes(int fd, const struct stat& old) {
+  if (::fchmod(fd, old.st_mode & 0777) != 0) return from_errno();
+  struct stat now;
+  if (::fstat(fd, &now) == 0 && (now.st_uid != old.st_uid || now.st_gid != old.st_gid)) {
+    (void)::fchown(fd, old.st_uid, old.st_gid);  // EPERM: keep ours, as any editor would
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+Result<ReadableFile> open_regular_file(int path_fd) {
+  struct stat st;
+  if (::fstat(path_fd, &st) != 0) return from_errno();
+  if (S_ISDIR(st.st_mode)) return Errc::is_directory;
+  if (!S_ISREG(st.st_mode)) return Errc::not_regular_file;
+  UniqueFd fd(::open(proc_fd_path(path_fd).text, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  if (!fd.valid()) {
+    // The descriptor is open, so its entry exists in any /proc of this process: ENOENT means
+    // there is none now (never mounted, unmounted since, or another PID namespace's). Asked on
+    // every call, since /proc can come and go.
+    if (errno == ENOENT) return Error{Errc::proc_unavailable, ENOENT};
+    return from_errno();
+  }
+  return ReadableFile{std::move(fd), static_cast<std::uint64_t>(st.st_size),
+                      static_cast<std::uint32_t>(st.st_mode & 0777)};
+}
+
+Result<FileInfo> stat_fd(int fd, bool cached_only) {
+  struct statx sx;
+  const int flags = AT_EMPTY_PATH | (cached_only ? AT_STATX_DONT_SYNC : 0);
+  if (::statx(fd, "", flags, STATX_BASIC_STATS | STATX_BTIME, &sx) != 0) {
+    return from_errno();
+  }
+  FileInfo info;
+  info.size = sx.stx_size;
+  info.is_directory = S_ISDIR(sx.stx_mode);
+  info.is_file = S_ISREG(sx.stx_mode);
+  info.modified_ms = to_ms(sx.stx_mtime);
+  info.birth_ms = (sx.stx_mask & STATX_BTIME) ? to_ms(sx.stx_btime) : to_ms(sx.stx_ctime);
+  return info;
+}
+
+std::optional<Bytes> read_local_cached_file(int path_fd, std::uint64_t limit) {
+  struct stat st;
+  if (::fstat(path_fd, &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  if (size == 0 || size > limit) return std::nullopt;
+  struct statfs fsinfo;
+  if (::fstatfs(path_fd, &fsinfo) != 0) return std::nullopt;
+  switch (static_cast<unsigned long>(fsinfo.f_type)) {
+    case EXT4_SUPER_MAGIC:
+    case XFS_SUPER_MAGIC:
+    case BTRFS_SUPER_MAGIC:
+    case TMPFS_MAGIC: break;
+    default: return std::nullopt;
+  }
+  UniqueFd fd(::open(proc_fd_path(path_fd).text, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  if (!fd.valid()) return std::nullopt;
+  Bytes out;
+  // One spare byte: a file that grew since fstat is left to the blocking path.
+  out.data.reset(static_cast<std::uint8_t*>(std::malloc(static_cast<std::size_t>(size) + 1)));
+  if (!out.data) return std::nullopt;
+  iovec iov{out.data.get(), static_cast<std::size_t>(size) + 1};
+  ssize_t n = ::preadv2(fd.get(), &iov, 1, 0, RWF_NOWAIT);
+  if (n < 0 || static_cast<std::uint64_t>(n) != size) return std::nullopt;
+  out.size = static_cast<std::size_t>(n);
+  return out;
+}
+
+Result<FileId> file_id(int fd) {
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return from_errno();
+  return FileId{st.st_dev, st.st_ino};
+}
+
+Result<Bytes> read_regular_file(int fd, std::uint64_t limit) {
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return from_errno();
+  if (S_ISDIR(st.st_mode)) return Errc::is_directory;
+  if (!S_ISREG(st.st_mode)) return Errc::not_regular_file;
+  const auto reported = static_cast<std::uint64_t>(st.st_size);
+  if (reported > limit) {
+    Error e{Errc::too_large};
+    e.size = reported;
+    e.limit = limit;
+    return e;
+  }
+  // One spare byte tells us at EOF whether the file grew after fstat; files that report size 0
+  // (procfs-like) grow the buffer in steps, still bounded by `limit`.
+  std::size_t capacity = static_cast<std::size_t>(reported) + 1;
+  if (reported == 0) capacity = 4096;
+  Bytes out;
+  out.data.reset(static_cast<std::uint8_t*>(std::malloc(capacity)));
+  if (!out.data) return Errc::io_error;
+  for (;;) {
+    if (out.size == capacity) {
+      if (out.size > limit) {
+        Error e{Errc::too_large};
+        e.size = out.size;
+        e.limit = limit;
+        return e;
+      }
+      std::size_t grown = capacity * 2;
+      if (grown > limit + 1) grown = static_cast<std::size_t>(limit) + 1;
+      auto* p = static_cast<std::uint8_t*>(std::realloc(out.data.get(), grown));
+      if (!p) return Errc::io_error;
+      out.data.release();
+      out.data.reset(p);
+      capacity = grown;
+    }
+    ssize_t n = ::read(fd, out.data.get() + out.size, capacity - out.size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return from_errno();
+    }
+    if (n == 0) break;
+    out.size += static_cast<std::size_t>(n);
+  }
+  if (out.size > limit) {
+    Error e{Errc::too_large};
+    e.size = out.size;
+    e.limit = limit;
+    return e;
+  }
+  return out;
+}
+
+Result<std::vector<std::string>> read_dir_names(int dir_fd) {
+  std::vector<std::string> names;
+  auto add = [&names](std::string_view name, EntryType) { names.emplace_back(name); };
+  for (;;) {
+    auto more = read_dir_batch(dir_fd, add);
+    if (!more) return more.error();
+    if (!more.value()) return names;
+  }
+}
+
+Status replace_file(int dir_fd, const std::string& name, const std::uint8_t* data,
+                    std::size_t size) {
+  return install_file(dir_fd, name, data, size, 0666, true);
+}
+
+Status remove_entry(int dir_fd, const std::string& name) {
+  struct stat st;
+  if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return from_errno();
+  if (S_ISDIR(st.st_mode)) return Errc::is_directory;
+  if (::unlinkat(dir_fd, name.c_str(), 0) != 0) return from_errno();
+  return ok_status();
+}
+
+Status make_dir(int dir_fd, const std::string& name) {
+  if (::mkdirat(dir_fd, name.c_str(), 0777) == 0 || errno == EEXIST) return ok_status();
+  return from_errno();
+}
+
+namespace {
+
+// Puts a finished temporary in place: over whatever `name` is (`replace`), or only where
+// there is nothing, which the kernel decides atomically.
+Status commit_temp(int dir_fd, const std::string& temp, const std::string& name, bool replace) {
+  if (replace) {
+    if (::renameat(dir_fd, temp.c_str(), dir_fd, name.c_str()) != 0) return from_errno();
+    return ok_status();
+  }
+  if (::renameat2(dir_fd, temp.c_str(), dir_fd, name.c_str(), RENAME_NOREPLACE) == 0) {
+    return ok_status();
+  }
+  if (errno != EINVAL) return from_errno();
+  // Filesystems without RENAME_NOREPLACE: link() never replaces either.
+  if (::linkat(dir_fd, temp.c_str(), dir_fd, name.c_str(), 0) != 0) return from_errno();
+  ::unlinkat(dir_fd, temp.c_str(), 0);
+  return ok_status();
+}
+
+// What `name` holds now, if anything, when a new entry is about to take its place.
+Result<std::optional<struct stat>> entry_to_replace(int dir_fd, const std::string& name,
+                                                    bool replace) {
+  struct stat st;
+  if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (errno != ENOENT) return from_errno();
+    return std::optional<struct stat>{};
+  }
+  if (S_ISDIR(st.st_mode)) return Errc::is_directory;
+  if (!replace) return Errc::already_exists;
+  if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) return Errc::not_regular_file;
+  return std::optional<struct stat>{st};
+}
+
+// An unnamed regular file in `dir_fd` (O_TMPFILE), or std::nullopt where the filesystem does
+// not offer one: the caller then names its temporary.
+std::optional<Result<UniqueFd>> create_unnamed(int dir_fd, mode_t mode) {
+  const int fd = ::openat(dir_fd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+  if (fd >= 0) return Result<UniqueFd>(UniqueFd(fd));
+  if (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL) return std::nullopt;
+  return Result<UniqueFd>(from_errno());
+}
+
+// Cleared where linkat(AT_EMPTY_PATH) is refused to us: before Linux 6.10 it needs
+// CAP_DAC_READ_SEARCH, since then only that or having opened the file with the same credentials.
+std::atomic<bool> empty_path_links_work{true};
+
+// 0, or the errno of linking the unnamed file `fd` in as `name` (never replacing anything).
+// Through the descriptor itself where the kernel allows (no path to look up, no /proc needed),
+// else through /proc/self/fd.
+int link_unnamed(int fd, int dir_fd, const std::string& name) {
+  const bool try_empty_path = empty_path_links_work.load(std::memory_order_relaxed);
+  if (try_empty_path) {
+    if (::linkat(fd, "", dir_fd, name.c_str(), AT_EMPTY_PATH) == 0) return 0;
+    if (errno != ENOENT) return errno;  // EEXIST and the like: an answer about `name`
+  }
+  if (::linkat(AT_FDCWD, proc_fd_path(fd).text, dir_fd, name.c_str(), AT_SYMLINK_FOLLOW) != 0) {
+    return errno;
+  }
+  // ENOENT came from the refusal, not from the directory: ask /proc from now on.
+  if (try_empty_path) empty_path_links_work.store(false, std::memory_order_relaxed);
+  return 0;
+}
+
+// linkat() errors that say the unnamed file cannot be linked in here, not that the write failed:
+// no way to name it (ENOENT: AT_EMPTY_PATH refused and no /proc, which can be unmounted at any
+// time), or no link allowed (EPERM: a filesystem without hard links, or fs.protected_hardlinks
+// once the file was given to the old file's owner without CAP_FOWNER). A named temporary needs
+// neither.
+bool link_unavailable(int err) {
+  return err == ENOENT || err == EPERM;
+}
+
+// Names the finished unnamed file: linked straight to `name` where nothing is there, else (with
+// `replace`) linked under a random name and at once renamed over the old entry. std::nullopt,
+// with nothing named, where it cannot be linked in at all.
+std::optional<Status> commit_unnamed(int fd, int dir_fd, const std::string& name, bool replace,
+                                     bool occupied) {
+  if (!occupied) {
+    const int err = link_unnamed(fd, dir_fd, name);
+    if (err == 0) return ok_status();
+    if (link_unavailable(err)) return std::nullopt;
+    if (err != EEXIST) return Status(Error{errc_from_errno(err), err});
+    if (!replace) return Status(Error{Errc::already_exists, EEXIST});  // created meanwhile
+  }
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    const std::string temp = temp_name();
+    const int err = link_unnamed(fd, dir_fd, temp);
+    if (err == EEXIST) continue;
+    if (link_unavailable(err)) return std::nullopt;
+    if (err != 0) return Status(Error{errc_from_errno(err), err});
+    Status st = commit_temp(dir_fd, temp, name, true);
+    if (!st) ::unlinkat(dir_fd, temp.c_str(), 0);
+    return st;
+  }
+  return Status(Error{Errc::already_exists, EEXIST});
+}
+
+// The new file's contents and, for a replacement, the old file's attributes (set first, so the
+// data never sits in a file more open than the one it replaces).
+Status fill(int fd, const std::optional<struct stat>& old, const std::uint8_t* data,
+            std::size_t size) {
+  if (old && S_ISREG(old->st_mode)) {
+    if (auto st = copy_attributes(fd, *old); !st) return st;
+  }
+  return write_all(fd, data, size);
+}
+
+}  // namespace
+
+Status install_file(int dir_fd, const std::string& name, const std::uint8_t* data, std::size_t size,
+                    std::uint32_t new_mode, bool replace) {
+  auto existing = entry_to_replace(dir_fd, name, replace);
+  if (!existing) return existing.error();
+  const auto& old = existing.value();
+  // A replacement starts private until it has the old file's attributes.
+  const mode_t mode = old && S_ISREG(old->st_mode) ? 0600 : static_cast<mode_t>(new_mode & 0777);
+  if (auto unnamed = create_unnamed(dir_fd, mode)) {
+    if (!*unnamed) return unnamed->error();
+    const UniqueFd fd = std::move(unnamed->value());
+    if (auto st = fill(fd.get(), old, data, size); !st) return st;  // nothing named to clean up
+    if (auto committed = commit_unnamed(fd.get(), dir_fd, name, replace, old.has_value())) {
+      return *committed;
+    }
+    // It cannot be linked in here: written again, into a named temporary. Only a process
+    // without /proc (which cannot read files either) or under the EPERM rule pays twice.
+  }
+  std::string temp;
+  auto created = create_temp(dir_fd, mode, temp);
+  if (!created) return created.error();
+  Status st = fill(created.value().get(), old, data, size);
+  if (st) st = commit_temp(dir_fd, temp, name, replace);
+  if (!st) ::unlinkat(dir_fd, temp.c_str(), 0);
+  return st;
+}
+
+Result<std::string> read_link(int dir_fd, const std::string& name) {
+  std::string text(4096, '\0');  // PATH_MAX: the kernel stores no longer link text
+  const ssize_t n = ::readlinkat(dir_fd, name.c_str(), text.data(), text.size());
+  if (n < 0) return from_errno();
+  if (static_cast<std::size_t>(n) >= text.size()) return Error{Errc::io_error, ENAMETOOLONG};
+  text.resize(static_cast<std::size_t>(n));
+  return text;
+}
+
+Status install_symlink(int dir_fd, const std::string& name, const std::string& text, bool replace) {
+  auto existing = entry_to_replace(dir_fd, name, replace);
+  if (!existing) return existing.error();
+  std::string temp;
+  for (int attempt = 0;; ++attempt) {
+    temp = temp_name();
+    if (::symlinkat(text.c_str(), dir_fd, temp.c_str()) == 0) break;
+    if (errno != EEXIST || attempt == 15) return from_errno();
+  }
+  Status st = commit_temp(dir_fd, temp, name, replace);
+  if (!st) ::unlinkat(dir_fd, temp.c_str(), 0);
+  return st;
+}
+
+namespace {
+
+EntryType entry_type(unsigned char d_type) {
+  switch (d_type) {
+    case DT_DIR: return EntryType::directory;
+    case DT_LNK: return EntryType::symlink;
+    case DT_UNKNOWN: return EntryType::unknown;
+    default: return EntryType::other;
+  }
+}
+
+}  // namespace
+
+Result<bool> read_dir_batch(int dir_fd,
+                            const std::function<void(std::string_view, EntryType)>& on_entry) {
+  // getdents64 directly: fdopendir would take ownership of the descriptor and add a copy.
+  alignas(8) char buf[32768];
+  long n;
+  do {
+    n = ::syscall(SYS_getdents64, dir_fd, buf, sizeof(buf));
+  } while (n < 0 && errno == EINTR);
+  if (n < 0) return from_errno();
+  for (long off = 0; off < n;) {
+    const auto* entry = reinterpret_cast<const struct dirent64*>(buf + off);
+    const std::string_view name = entry->d_name;
+    if (name != "." && name != "..") on_entry(name, entry_type(entry->d_type));
+    off += entry->d_reclen;
+  }
+  return n > 0;
+}
+
+}  // namespace msb

@@ -1,0 +1,111 @@
+// File operations on descriptors that the resolver already opened beneath a mount. Nothing here
+// takes a path with more than one component: callers hand in a directory descriptor and a name.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/error.h"
+#include "common/file_id.h"
+#include "common/unique_fd.h"
+
+namespace msb {
+
+struct FreeDeleter {
+  void operator()(std::uint8_t* p) const noexcept { std::free(p); }
+};
+
+// File contents in one malloc'ed block, so a binding can hand it to its runtime without a copy.
+struct Bytes {
+  std::unique_ptr<std::uint8_t, FreeDeleter> data;
+  std::size_t size = 0;
+};
+
+struct FileInfo {
+  std::uint64_t size = 0;
+  bool is_directory = false;
+  bool is_file = false;
+  double birth_ms = 0;     // creation time where the filesystem records it, else change time
+  double modified_ms = 0;  // milliseconds since the epoch
+};
+
+// A regular file opened for reading, with what fstat said when it was checked.
+struct ReadableFile {
+  UniqueFd fd;
+  std::uint64_t size = 0;
+  std::uint32_t mode = 0;  // permission bits
+};
+
+// Opens for reading the file an O_PATH descriptor names, only if it is a regular file:
+// is_directory or not_regular_file otherwise, decided before anything is opened, because opening
+// a FIFO or a device is itself an action (it releases a writer blocked in open(), runs a driver's
+// open hook). The reopen goes through /proc/self/fd, so it is the very inode that was checked;
+// without /proc mounted it fails with proc_unavailable rather than reopen by name (the name
+// could lead to a FIFO swapped in since the check).
+Result<ReadableFile> open_regular_file(int path_fd);
+
+// Reads a regular file's whole contents from an fd opened O_RDONLY|O_NONBLOCK. Refuses anything
+// that is not a regular file, and anything larger than `limit` before allocating for it.
+Result<Bytes> read_regular_file(int fd, std::uint64_t limit);
+
+// `cached_only`: do not let network filesystems revalidate attributes (AT_STATX_DONT_SYNC).
+Result<FileInfo> stat_fd(int fd, bool cached_only = false);
+
+// Reads the small regular file an O_PATH descriptor names, without ever waiting: only on
+// filesystems whose open and close never wait on a daemon or a server (ext4, xfs, btrfs, tmpfs:
+// not FUSE, not NFS), never a device, reopened through /proc/self/fd so it is the inode that was
+// checked, and only if all of it is in the page cache (RWF_NOWAIT). std::nullopt otherwise, and
+// for empty files (procfs-like files report 0) or files larger than `limit`.
+std::optional<Bytes> read_local_cached_file(int path_fd, std::uint64_t limit);
+
+// Directory entry names (without "." and ".."), unsorted.
+Result<std::vector<std::string>> read_dir_names(int dir_fd);
+
+// What getdents says an entry is. `unknown` where the filesystem does not say: ask fstatat.
+enum class EntryType : std::uint8_t { unknown, directory, symlink, other };
+
+// Reads one getdents batch from `dir_fd`, handing each entry but "." and ".." to `on_entry` with
+// its type as the directory records it (so a walk need not stat every file); false once the
+// directory is exhausted. A caller can so bound the work it does per call on huge directories.
+Result<bool> read_dir_batch(int dir_fd,
+                            const std::function<void(std::string_view, EntryType)>& on_entry);
+
+// Replaces `name` in `dir_fd` with a new regular file holding `data`: written to a temporary in
+// the same directory, then renamed over the old entry, so readers see the old or the new
+// contents, never a mix, and a hard link elsewhere to the old inode is never written through.
+// The old file's permission bits are kept. Refuses to replace directories and special files.
+// The temporary is unnamed (O_TMPFILE) where the filesystem allows, so a process killed midway
+// leaves nothing behind; it gets a name only once complete (a new file is linked straight to
+// `name`, a replacement under a random name that is at once renamed over the old entry).
+Status replace_file(int dir_fd, const std::string& name, const std::uint8_t* data,
+                    std::size_t size);
+
+// Removes a non-directory entry (a symlink itself, never what it points to).
+Status remove_entry(int dir_fd, const std::string& name);
+
+// mkdir that treats an existing directory as success.
+Status make_dir(int dir_fd, const std::string& name);
+
+Result<FileId> file_id(int fd);
+
+// Like replace_file, but for copies and cross-device moves: a new file gets `new_mode`'s
+// permission bits (masked by the umask, never set-id), and with `replace` false an existing
+// `name` fails with already_exists, decided atomically by the final rename.
+Status install_file(int dir_fd, const std::string& name, const std::uint8_t* data, std::size_t size,
+                    std::uint32_t new_mode, bool replace);
+
+// The text of the symlink `name` in `dir_fd`.
+Result<std::string> read_link(int dir_fd, const std::string& name);
+
+// Creates the symlink `name` -> `text` through a temporary, so an existing entry is replaced
+// atomically (`replace`) or left alone with already_exists. Never replaces a directory.
+Status install_symlink(int dir_fd, const std::string& name, const std::string& text, bool replace);
+
+}  // namespace msb

@@ -1,0 +1,180 @@
+// A worker's view of the host filesystem: a mount table plus the operations a file tool needs.
+// Every operation takes a virtual path, resolves it on descriptors beneath the right mount, and
+// reports failures as an Errc; nothing here prints, throws or aborts.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/error.h"
+#include "common/exec_path.h"
+#include "fs/fs_backend.h"
+#include "fs/mount_table.h"
+#include "fs/resolver.h"
+
+namespace msb {
+
+inline constexpr std::uint64_t kDefaultMaxReadBytes = 128ull << 20;
+// Largest total of entry names (plus one byte each) list() returns; a directory with more is
+// refused as too_large rather than building an unbounded result.
+inline constexpr std::uint64_t kMaxListBytes = 64ull << 20;
+// Largest file read_now() copies on the caller's thread; bigger ones go to a worker thread.
+inline constexpr std::uint64_t kMaxInlineReadBytes = 64ull << 10;
+
+// Largest number of paths glob() returns when the caller names no limit, and the most it
+// ever returns.
+inline constexpr std::size_t kDefaultGlobLimit = 1000;
+inline constexpr std::size_t kMaxGlobLimit = 100000;
+
+struct SandboxOptions {
+  RootSpec root;  // root.source empty: no root, only mounts
+  std::vector<MountSpec> mounts;
+  std::uint64_t max_read_bytes = kDefaultMaxReadBytes;
+  ResolverKind resolver = ResolverKind::automatic;
+  std::uint32_t max_depth = 5;  // how many derivations (restrict, workers) may be chained
+};
+
+// The kinds of change approvals are asked for.
+enum class Change : std::uint8_t { write, remove };
+
+// golem-forge's attachment policy: defaults as in its worker schema.
+struct AttachmentPolicy {
+  std::size_t max_attachments = 4;
+  std::uint64_t max_total_bytes = 10'000'000;
+  std::vector<std::string> allowed_suffixes;  // empty: any
+  std::vector<std::string> denied_suffixes;
+};
+
+struct GlobResult {
+  std::vector<std::string> paths;  // virtual paths, sorted
+  bool truncated = false;          // more matched than the limit, or the walk hit a bound
+};
+
+class GlobTask;  // glob_walk.h
+
+class Sandbox {
+ public:
+  static Result<std::shared_ptr<Sandbox>> create(const SandboxOptions& options);
+
+  // Derived views count towards max_depth: a chain longer than it fails with depth_exceeded.
+  Result<std::shared_ptr<Sandbox>> restrict(std::string_view sub,
+                                            std::optional<bool> readonly) const;
+  Result<std::shared_ptr<Sandbox>> restrict(std::string_view sub, const Narrowing& narrowing) const;
+  Result<std::shared_ptr<Sandbox>> select_zones(const std::vector<ZoneSelection>& zones) const;
+
+  // The approval a change at `path` needs (the mount holding it decides).
+  Result<Approval> approval_for(std::string_view path, Change change) const;
+
+  // Lexical answers, no disk access.
+  Result<std::string> host_path(std::string_view path) const;
+  Status check_writable(std::string_view path) const;
+  Status check_deletable(std::string_view path) const;
+
+  Result<Bytes> read(std::string_view path) const;
+  // Up to `length` bytes from `offset` (a read past the end returns fewer, possibly none). The
+  // policy's size limit applies to the file, max_read_bytes to `length`.
+  Result<Bytes> read_range(std::string_view path, std::uint64_t offset, std::uint64_t length) const;
+  Status write(std::string_view path, const std::uint8_t* data, std::size_t size) const;
+  Status remove(std::string_view path) const;
+  Result<bool> exists(std::string_view path) const;
+  Result<std::vector<std::string>> list(std::string_view path) const;
+  Result<FileInfo> stat(std::string_view path) const;
+  // Replaces the one occurrence of `old_text` with `new_text`: no_match when there is none,
+  // ambiguous_match (size = count) when there are several. Written like write().
+  Status edit(std::string_view path, std::string_view old_text, std::string_view new_text) const;
+  // Both ends checked (Error::index 0 = from, 1 = to). move needs delete rights on `from`
+  // and write rights on `to`; copy only read rights on `from`. Files only. An existing `to`
+  // fails with already_exists unless `overwrite`.
+  Status move(std::string_view from, std::string_view to, bool overwrite) const;
+  Status copy(std::string_view from, std::string_view to, bool overwrite) const;
+  // mkdir -p. An existing directory is success.
+  Status make_directory(std::string_view path) const;
+  // Paths matching `pattern` ("*" within a name, "**" across directories, "?", "[abc]",
+  // "{a,b}"), at most `limit` of them. Symlinks are reported but never descended into. Runs a
+  // GlobTask (glob_walk.h) to its end: its bounds apply.
+  Result<GlobResult> glob(std::string_view pattern, std::size_t limit) const;
+  // All or nothing: every rule (count, suffixes, each file's policy, total size) is checked on
+  // opened descriptors before any byte is read. Error::index names the offending path.
+  Result<std::vector<Bytes>> read_attachments(const std::vector<std::string>& paths,
+                                              const AttachmentPolicy& policy) const;
+
+  // Attempts for the JS thread that never wait for I/O (RESOLVE_CACHED lookups, RWF_NOWAIT
+  // reads of small files). std::nullopt means "would block": run the operation above instead.
+  std::optional<Result<Bytes>> read_now(std::string_view path) const;
+  std::optional<Result<FileInfo>> stat_now(std::string_view path) const;
+  std::optional<Result<bool>> exists_now(std::string_view path) const;
+
+  // mkdir -p for the root and every mount source (createMountSandboxAsync), then pins them all.
+  // Before the first operation only: afterwards the sources are settled and nothing is created.
+  // Fails with the first source that is not pinned (Error::index = its position in mounts()).
+  Status create_sources() const;
+
+  // What a command confined to this view may do on the host: each mount's source (pinned, with
+  // its identity) read-only or writable, then the sources of hidden restrictive mounts, to be
+  // kept read-only. Writable sources that do not exist yet are left out; any other source that
+  // cannot be opened fails (Error::index = its position in table().mounts(), then in hidden()).
+  Result<std::vector<ExecPath>> exec_paths() const;
+
+  const MountTable& table() const noexcept { return table_; }
+  std::uint64_t max_read_bytes() const noexcept { return max_read_bytes_; }
+  ResolverKind resolver() const noexcept { return resolver_; }
+  std::uint32_t depth() const noexcept { return depth_; }
+  std::uint32_t max_depth() const noexcept { return max_depth_; }
+
+ private:
+  Sandbox(MountTable table, const Sandbox* parent, std::uint64_t max_read_bytes,
+          ResolverKind resolver, std::uint32_t max_depth);
+  // A glob opens directories as the other operations do, but one slice at a time.
+  friend class GlobTask;
+
+  struct Target {
+    VirtualPath path;
+    Location at;  // at.mount is nullptr for paths under no mount (no-root tables only)
+  };
+  Result<Target> locate(std::string_view path) const;
+  // For operations on a file's contents: the path must lie under a mount. Virtual directories
+  // (the no-root "/" and directories holding mount targets) are is_directory, anything else
+  // outside_sandbox.
+  Status require_mount(const Target& target) const;
+  // The rules each kind of access must pass before touching the disk. `size` is the file's
+  // size (reads) or the new contents' (writes).
+  Status check_read_rules(const Target& target, std::uint64_t size) const;
+  Status check_write_rules(const Target& target, std::uint64_t size) const;
+  Status check_delete_rules(const Target& target) const;
+  // The largest file a read may return here: max_read_bytes or the policy's, if smaller.
+  std::uint64_t read_limit(const Target& target) const;
+  Result<std::shared_ptr<Sandbox>> derived(Result<MountTable> table) const;
+  // Settles every configured source together (source_pins.h) before the first operation that
+  // touches the disk, so no operation of this sandbox can plant something under a source that
+  // is not pinned yet. Derived sandboxes are made from a settled parent and start settled.
+  void pin_sources_once(bool create_missing = false) const;
+  bool sources_settled() const noexcept { return settled_.load(std::memory_order_acquire); }
+  Result<UniqueFd> open(const Target& target, int flags) const;
+  std::optional<Result<UniqueFd>> open_now(const Target& target, int flags) const;
+  // The directory that will hold the entry a mutation creates or removes, after the read-only
+  // rules have been checked for it.
+  Result<UniqueFd> open_parent_for_change(const Target& target, bool create_missing,
+                                          Change change = Change::write) const;
+  Result<UniqueFd> make_parents(const Mount& mount, int base, const std::vector<std::string>& parts,
+                                std::size_t begin, std::size_t end) const;
+  Status writable(const Target& target) const;
+  // The directory's nearest enclosing configured source decides: its read-only flag and its
+  // approval for `change` (blocked refuses), whichever mount the path was named through.
+  Status check_nearest_mount_writable(int dir_fd, const Mount& mount, Change change) const;
+
+  MountTable table_;
+  std::uint64_t max_read_bytes_;
+  ResolverKind resolver_;
+  std::uint32_t depth_ = 0;
+  std::uint32_t max_depth_ = 5;
+  mutable std::mutex pin_mutex_;
+  mutable std::atomic<bool> settled_{false};
+};
+
+}  // namespace msb

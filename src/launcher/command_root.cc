@@ -1,0 +1,370 @@
+#include "launcher/command_root.h"
+
+#include <fcntl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+namespace msb {
+namespace {
+
+// Our own /tmp, covered by the tmpfs in our mount namespace only; the host's stays as it was.
+constexpr const char* kBuildDir = "/tmp";
+
+constexpr std::uint64_t kReadOnly = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+constexpr std::uint64_t kWritable = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+
+std::vector<std::string_view> components(std::string_view path) {
+  std::vector<std::string_view> out;
+  while (!path.empty()) {
+    std::size_t start = path.find_first_not_of('/');
+    if (start == std::string_view::npos) break;
+    path.remove_prefix(start);
+    std::size_t end = path.find('/');
+    out.push_back(path.substr(0, end));
+    path.remove_prefix(end == std::string_view::npos ? path.size() : end);
+  }
+  return out;
+}
+
+std::size_t depth(std::string_view path) {
+  return components(path).size();
+}
+
+bool same_inode(int a, int b) {
+  struct stat sa {};
+  struct stat sb {};
+  return ::fstat(a, &sa) == 0 && ::fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
+}
+
+bool is_directory(int fd) {
+  struct stat st {};
+  return ::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+enum class Create : std::uint8_t { never, directory, file };
+
+// One component below `dir`, never through a symlink; created when missing and asked to.
+Result<UniqueFd> open_component(int dir, const std::string& name, Create create) {
+  UniqueFd next(::openat(dir, name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+  if (!next.valid() && errno == ENOENT && create != Create::never) {
+    if (create == Create::file) {
+      UniqueFd made(
+          ::openat(dir, name.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644));
+      if (!made.valid() && errno != EEXIST) return sys_error(errno);
+    } else if (::mkdirat(dir, name.c_str(), 0755) != 0 && errno != EEXIST) {
+      return sys_error(errno);
+    }
+    next.reset(::openat(dir, name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+  }
+  if (!next.valid()) return sys_error(errno);
+  struct stat st {};
+  if (::fstat(next.get(), &st) != 0) return sys_error(errno);
+  if (S_ISLNK(st.st_mode)) return sys_error(ELOOP);
+  return next;
+}
+
+// `path` (absolute in the new root) beneath `root`, component by component. Intermediate
+// directories are created with `create` != never; the last component is created as `create` says.
+Result<UniqueFd> open_place(int root, std::string_view path, Create create) {
+  UniqueFd dir(::fcntl(root, F_DUPFD_CLOEXEC, 0));
+  if (!dir.valid()) return sys_error(errno);
+  const std::vector<std::string_view> parts = components(path);
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const bool last = i + 1 == parts.size();
+    const Create here = last || create == Create::never ? create : Create::directory;
+    auto next = open_component(dir.get(), std::string(parts[i]), here);
+    if (!next) return next.error();
+    if (!last && !is_directory(next.value().get())) return sys_error(ENOTDIR);
+    dir = std::move(next.value());
+  }
+  return dir;
+}
+
+// A copy of the mount tree at `source` (with everything mounted below it), flags added, never
+// cleared (the host's locked ones could not be), attached at `place`. By descriptor on both
+// sides, so it lands where it was checked, whatever the paths name by now.
+Status attach(int source, int place, std::uint64_t attrs) {
+  UniqueFd tree(
+      ::open_tree(source, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_EMPTY_PATH));
+  if (!tree.valid()) return sys_error(errno);
+  if (attrs != 0) {
+    mount_attr attr{};
+    attr.attr_set = attrs;
+    if (::mount_setattr(tree.get(), "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof attr) != 0)
+      return sys_error(errno);
+  }
+  if (::move_mount(tree.get(), "", place, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) !=
+      0) {
+    return sys_error(errno);
+  }
+  return ok_status();
+}
+
+enum class Kind : std::uint8_t { bind, alias, pin };
+
+struct Placement {
+  std::string target;
+  std::size_t entry = 0;
+  Kind kind = Kind::bind;
+  std::uint64_t attrs = 0;
+};
+
+bool placed(const ExecPath& entry, const UniqueFd& fd) {
+  return !entry.target.empty() && entry.link.empty() && fd.valid();
+}
+
+// Landlock adds rights up the path, across mounts: a keep-files path inside a fully writable one
+// would get its deletes back, so it is bound read-only instead.
+bool inside_full_write(const ExecPolicy& policy, const ExecPath& inner) {
+  return std::any_of(policy.paths.begin(), policy.paths.end(), [&](const ExecPath& outer) {
+    if (outer.access != PathAccess::write || &outer == &inner) return false;
+    return path_is_within(inner.path, outer.path) ||
+           (!outer.target.empty() && !inner.target.empty() &&
+            path_is_within(inner.target, outer.target));
+  });
+}
+
+std::uint64_t direct_attrs(const ExecPolicy& policy, const ExecPath& entry) {
+  switch (entry.access) {
+    case PathAccess::device: return MOUNT_ATTR_NOSUID;
+    case PathAccess::write: return kWritable;
+    case PathAccess::write_keep: return inside_full_write(policy, entry) ? kReadOnly : kWritable;
+    default: return kReadOnly;
+  }
+}
+
+// What a path inside a writable one needs where it appears there: nothing when its own access is
+// as wide, else read-only (or, for a pin, itself).
+bool narrower_than(const ExecPath& inner, const ExecPath& outer) {
+  switch (inner.access) {
+    case PathAccess::read:
+    case PathAccess::protect:
+    case PathAccess::pin: return true;
+    case PathAccess::write_keep: return outer.access == PathAccess::write;
+    default: return false;
+  }
+}
+
+// True when another placed target between `outer_target` and `place` covers the place: what is
+// there is that mount's, not the outer one's.
+bool shadowed(const ExecPolicy& policy, std::string_view place, std::string_view outer_target) {
+  return std::any_of(policy.paths.begin(), policy.paths.end(), [&](const ExecPath& other) {
+    return !other.target.empty() && other.target != outer_target &&
+           path_is_within(other.target, outer_target) && path_is_within(place, other.target);
+  });
+}
+
+void add_pins_between(std::vector<Placement>& plan, std::string_view outer, std::string_view place,
+                      std::size_t entry) {
+  std::string dir(outer);
+  const std::vector<std::string_view> parts = components(place);
+  for (std::size_t i = depth(outer); i + 1 < parts.size(); ++i) {
+    if (dir.back() != '/') dir.push_back('/');
+    dir.append(parts[i]);
+    plan.push_back({dir, entry, Kind::pin, 0});
+  }
+}
+
+std::string place_inside(const ExecPath& outer, const ExecPath& inner) {
+  std::string place = outer.target;
+  std::string_view rest =
+      std::string_view(inner.path).substr(outer.path == "/" ? 0 : outer.path.size());
+  if (place == "/") place.clear();
+  return place.append(rest);
+}
+
+void add_aliases(const ExecPolicy& policy, const std::vector<UniqueFd>& fds,
+                 const std::vector<std::uint64_t>& attrs, std::vector<Placement>& plan) {
+  for (std::size_t i = 0; i < policy.paths.size(); ++i) {
+    const ExecPath& inner = policy.paths[i];
+    if (!fds[i].valid() || !inner.link.empty() || inner.access == PathAccess::device) continue;
+    for (std::size_t j = 0; j < policy.paths.size(); ++j) {
+      const ExecPath& outer = policy.paths[j];
+      const bool writable = placed(outer, fds[j]) && (attrs[j] & MOUNT_ATTR_RDONLY) == 0 &&
+                            outer.access != PathAccess::device;
+      if (i == j || !writable || inner.path == outer.path ||
+          !path_is_within(inner.path, outer.path) || !narrower_than(inner, outer)) {
+        continue;
+      }
+      std::string place = place_inside(outer, inner);
+      if (place == inner.target || shadowed(policy, place, outer.target)) continue;
+      add_pins_between(plan, outer.target, place, i);
+      if (inner.access == PathAccess::pin)
+        plan.push_back({place, i, Kind::pin, 0});
+      else
+        plan.push_back({place, i, Kind::alias, kReadOnly});
+    }
+  }
+}
+
+// Outer places first, so inner ones land on top; at one depth binds before aliases and pins.
+std::vector<Placement> plan_placements(const ExecPolicy& policy, const std::vector<UniqueFd>& fds) {
+  std::vector<Placement> plan;
+  std::vector<std::uint64_t> attrs(policy.paths.size(), kReadOnly);
+  for (std::size_t i = 0; i < policy.paths.size(); ++i) {
+    if (!placed(policy.paths[i], fds[i])) continue;
+    attrs[i] = direct_attrs(policy, policy.paths[i]);
+    plan.push_back({policy.paths[i].target, i, Kind::bind, attrs[i]});
+  }
+  add_aliases(policy, fds, attrs, plan);
+  std::stable_sort(plan.begin(), plan.end(), [](const Placement& a, const Placement& b) {
+    const std::size_t da = depth(a.target);
+    const std::size_t db = depth(b.target);
+    return da != db ? da < db : a.kind < b.kind;
+  });
+  return plan;
+}
+
+Status apply(int root, const Placement& p, const UniqueFd& source) {
+  if (p.kind == Kind::bind) {
+    const Create create = is_directory(source.get()) ? Create::directory : Create::file;
+    auto place = open_place(root, p.target, create);
+    if (!place) return place.error();
+    return attach(source.get(), place.value().get(), p.attrs);
+  }
+  auto place = open_place(root, p.target, Create::never);
+  if (!place) return place.error();
+  if (p.kind == Kind::pin) {
+    if (!is_directory(place.value().get())) return ok_status();  // only directories can be moved
+    return attach(place.value().get(), place.value().get(), 0);
+  }
+  if (!same_inode(place.value().get(), source.get())) return Errc::symlink_escape;
+  return attach(source.get(), place.value().get(), p.attrs);
+}
+
+Status place_all(int root, const ExecPolicy& policy, const std::vector<UniqueFd>& fds) {
+  std::vector<std::string> pinned;
+  for (const Placement& p : plan_placements(policy, fds)) {
+    if (p.kind == Kind::pin) {
+      if (std::find(pinned.begin(), pinned.end(), p.target) != pinned.end()) continue;
+      pinned.push_back(p.target);
+    }
+    if (Status s = apply(root, p, fds[p.entry]); !s) {
+      Error e = s.error();
+      e.index = p.entry;
+      return e;
+    }
+  }
+  return ok_status();
+}
+
+Status make_links(int root, const ExecPolicy& policy) {
+  for (const ExecPath& entry : policy.paths) {
+    if (entry.link.empty() || entry.target.empty()) continue;
+    const std::string target = entry.target;
+    const std::size_t slash = target.rfind('/');
+    auto dir = open_place(root, target.substr(0, slash), Create::directory);
+    if (!dir) return dir.error();
+    const std::string name = target.substr(slash + 1);
+    if (::symlinkat(entry.link.c_str(), dir.value().get(), name.c_str()) != 0 && errno != EEXIST)
+      return sys_error(errno);
+  }
+  return ok_status();
+}
+
+// /dev beyond the bound devices: shared memory (Python's multiprocessing needs it) and the
+// links programs expect; /proc's mount point, filled in by enter_root.
+Status make_skeleton(int root) {
+  auto shm = open_place(root, "/dev/shm", Create::directory);
+  if (!shm) return shm.error();
+  // By path: nothing but us has been in this tmpfs.
+  const std::string shm_path = std::string(kBuildDir) + "/dev/shm";
+  if (::mount("tmpfs", shm_path.c_str(), "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+              "mode=1777,size=64m") != 0) {
+    return sys_error(errno);
+  }
+  auto dev = open_place(root, "/dev", Create::never);
+  if (!dev) return dev.error();
+  const char* links[][2] = {{"/proc/self/fd", "fd"},
+                            {"/proc/self/fd/0", "stdin"},
+                            {"/proc/self/fd/1", "stdout"},
+                            {"/proc/self/fd/2", "stderr"}};
+  for (const auto& link : links) {
+    if (::symlinkat(link[0], dev.value().get(), link[1]) != 0 && errno != EEXIST)
+      return sys_error(errno);
+  }
+  auto proc = open_place(root, "/proc", Create::directory);
+  return proc ? ok_status() : Status(proc.error());
+}
+
+Status write_at(const char* path, const std::string& text) {
+  UniqueFd fd(::open(path, O_WRONLY | O_CLOEXEC));
+  if (!fd.valid()) return sys_error(errno);
+  if (::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size()))
+    return sys_error(errno);
+  return ok_status();
+}
+
+Status set_read_only(const char* path) {
+  mount_attr attr{};
+  attr.attr_set = MOUNT_ATTR_RDONLY;
+  if (::mount_setattr(AT_FDCWD, path, 0, &attr, sizeof attr) != 0) return sys_error(errno);
+  return ok_status();
+}
+
+}  // namespace
+
+void note_system_links(ExecPolicy& policy) {
+  for (ExecPath& entry : policy.paths) {
+    if (entry.target != entry.path || entry.access != PathAccess::read) continue;
+    struct stat st {};
+    if (::lstat(entry.path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) continue;
+    char* resolved = ::realpath(entry.path.c_str(), nullptr);
+    if (resolved == nullptr) continue;
+    const std::string real(resolved);
+    std::free(resolved);
+    // /etc/resolv.conf -> /run/...: recreated, the link would dangle; the file is bound instead.
+    const bool lands_in_view =
+        std::any_of(policy.paths.begin(), policy.paths.end(), [&](const ExecPath& other) {
+          return &other != &entry && other.target == other.path &&
+                 other.access == PathAccess::read && path_is_within(real, other.path);
+        });
+    char buf[4096];
+    ssize_t n = ::readlink(entry.path.c_str(), buf, sizeof buf);
+    if (lands_in_view && n > 0 && static_cast<std::size_t>(n) < sizeof buf)
+      entry.link.assign(buf, static_cast<std::size_t>(n));
+  }
+}
+
+Result<UniqueFd> build_root(const ExecPolicy& policy, const std::vector<UniqueFd>& fds) {
+  if (::mount("tmpfs", kBuildDir, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0)
+    return sys_error(errno);
+  UniqueFd root(::open(kBuildDir, O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!root.valid()) return sys_error(errno);
+  if (Status s = place_all(root.get(), policy, fds); !s) return s.error();
+  if (Status s = make_links(root.get(), policy); !s) return s.error();
+  if (Status s = make_skeleton(root.get()); !s) return s.error();
+  return root;
+}
+
+Result<RootEntered> enter_root(const UniqueFd& root, const ExecLimits& limits) {
+  RootEntered entered;
+  if (::fchdir(root.get()) != 0) return sys_error(errno);
+  // Before the host's root goes: the kernel mounts a procfs only where one is fully visible.
+  entered.proc = ::mount("proc", "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0;
+  if (entered.proc) {
+    // PID namespaces have their own pid_max since Linux 6.14: the command's processes and
+    // threads together, whoever it runs as (RLIMIT_NPROC spares root).
+    if (limits.processes > 0) {
+      entered.process_limit = static_cast<bool>(
+          write_at("proc/sys/kernel/pid_max", std::to_string(limits.processes + 1)));
+    }
+    if (Status s = set_read_only("proc"); !s) return s.error();
+  }
+  if (::syscall(SYS_pivot_root, ".", ".") != 0) return sys_error(errno);
+  if (::umount2(".", MNT_DETACH) != 0) return sys_error(errno);
+  if (::chdir("/") != 0) return sys_error(errno);
+  if (Status s = set_read_only("/"); !s) return s.error();
+  return entered;
+}
+
+}  // namespace msb

@@ -1,0 +1,439 @@
+// msb-launch: applies an exec policy to itself, then execs the command.
+//
+// Started by lib/exec.js with an empty environment and no arguments. File descriptor 4 carries
+// the policy (JSON, read to its end, then closed); file descriptor 3 is the status channel back,
+// one line per event:
+//   ok <landlock abi> <layers applied> <layers missing>   confinement is in place
+//   error <stage> <errno>                                  nothing was run
+//   exec <errno>                                           the command could not be executed
+//   status <wait status>                                   the command's end (PID namespace only)
+// Both are close-on-exec, so the command never holds them. Nothing travels in argv, which every
+// process on the host can read.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "launcher/command_root.h"
+#include "launcher/exec_policy.h"
+#include "launcher/landlock.h"
+#include "launcher/namespace_layer.h"
+#include "launcher/privileges.h"
+#include "launcher/seccomp_filter.h"
+
+namespace {
+
+constexpr int kStatusFd = 3;
+constexpr int kPolicyFd = 4;
+constexpr std::size_t kMaxPolicyBytes = 16 * 1024 * 1024;
+constexpr int kLaunchFailed = 125;
+constexpr int kExecFailed = 127;
+
+void report(const std::string& line) {
+  std::string text = line;
+  text.push_back('\n');
+  const char* p = text.data();
+  std::size_t left = text.size();
+  while (left > 0) {
+    ssize_t n = ::write(kStatusFd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+}
+
+[[noreturn]] void fail(std::string_view stage, int err) {
+  std::string line = "error ";
+  line.append(stage).append(" ").append(std::to_string(err));
+  report(line);
+  ::_exit(kLaunchFailed);
+}
+
+std::string read_policy() {
+  std::string text;
+  char buf[65536];
+  while (true) {
+    ssize_t n = ::read(kPolicyFd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail("policy-read", errno);
+    if (n == 0) return text;
+    text.append(buf, static_cast<std::size_t>(n));
+    if (text.size() > kMaxPolicyBytes) fail("policy-size", 0);
+  }
+}
+
+// Descriptors the caller leaked to us (anything but stdio and the status channel) would carry
+// access Landlock cannot revoke.
+void close_inherited_fds() {
+  if (::close_range(kStatusFd + 1, ~0U, 0) == 0) return;
+  long max = ::sysconf(_SC_OPEN_MAX);
+  for (long fd = kStatusFd + 1; fd < (max > 0 ? max : 65536); ++fd) ::close(static_cast<int>(fd));
+}
+
+std::string_view env_value(const std::vector<std::string>& env, std::string_view name) {
+  for (const std::string& entry : env) {
+    std::string_view e = entry;
+    if (e.size() > name.size() && e.starts_with(name) && e[name.size()] == '=') {
+      return e.substr(name.size() + 1);
+    }
+  }
+  return {};
+}
+
+std::vector<char*> c_strings(const std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (const std::string& s : strings) out.push_back(const_cast<char*>(s.c_str()));
+  out.push_back(nullptr);
+  return out;
+}
+
+// execvpe's search, but in the command's PATH rather than ours (we have none).
+int exec_searching_path(const msb::ExecPolicy& policy) {
+  std::vector<char*> argv = c_strings(policy.argv);
+  std::vector<char*> envp = c_strings(policy.env);
+  const std::string& file = policy.argv.front();
+  if (file.find('/') != std::string::npos) {
+    ::execve(file.c_str(), argv.data(), envp.data());
+    return errno;
+  }
+  std::string_view search = env_value(policy.env, "PATH");
+  if (search.empty()) search = "/usr/local/bin:/usr/bin:/bin";
+  bool denied = false;
+  while (true) {
+    std::size_t colon = search.find(':');
+    std::string dir(search.substr(0, colon));
+    std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + file;
+    ::execve(candidate.c_str(), argv.data(), envp.data());
+    if (errno == EACCES)
+      denied = true;
+    else if (errno != ENOENT && errno != ENOTDIR)
+      return errno;
+    if (colon == std::string_view::npos) return denied ? EACCES : ENOENT;
+    search.remove_prefix(colon + 1);
+  }
+}
+
+// The working directory, opened now and entered later by descriptor: a command running
+// concurrently may swap a directory on the way for a symlink, and a name would follow it.
+msb::UniqueFd open_cwd(const std::string& path, const msb::ExecPolicy& policy) {
+  msb::UniqueFd fd(::open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!fd.valid()) fail("cwd", errno);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) fail("cwd", errno);
+  if (policy.cwd_id && !(*policy.cwd_id == msb::FileId{st.st_dev, st.st_ino}))
+    fail("cwd-changed", 0);
+  return fd;
+}
+
+// Per process, inherited by everything the command starts.
+void set_resource_limits(const msb::ExecLimits& limits) {
+  auto limit = [](int resource, rlim_t value) {
+    rlimit r{value, value};
+    if (::setrlimit(resource, &r) != 0) fail("limits", errno);
+  };
+  if (limits.memory_bytes > 0) limit(RLIMIT_DATA, static_cast<rlim_t>(limits.memory_bytes));
+  if (limits.cpu_seconds > 0) limit(RLIMIT_CPU, limits.cpu_seconds);
+}
+
+[[noreturn]] void exec_command(const msb::ExecPolicy& policy, const msb::UniqueFd& cwd) {
+  if (::fchdir(cwd.get()) != 0) fail("cwd", errno);
+  if (msb::Status dropped = msb::drop_capabilities(); !dropped)
+    fail("capabilities", dropped.error().sys_errno);
+  set_resource_limits(policy.limits);
+  int err = exec_searching_path(policy);
+  report("exec " + std::to_string(err));
+  ::_exit(kExecFailed);
+}
+
+pid_t wait_for(pid_t pid, int* status) {
+  pid_t got;
+  do {
+    got = ::waitpid(pid, status, 0);
+  } while (got < 0 && errno == EINTR);
+  return got;
+}
+
+struct Layers {
+  int abi = 0;
+  std::string applied;
+  std::string missing;
+  static void add(std::string& list, std::string_view name) {
+    if (!list.empty()) list.push_back(',');
+    list.append(name);
+  }
+  void apply(std::string_view name) { add(applied, name); }
+  void miss(std::string_view name) { add(missing, name); }
+  std::string line() const {
+    return "ok " + std::to_string(abi) + " " + (applied.empty() ? "-" : applied) + " " +
+           (missing.empty() ? "-" : missing);
+  }
+};
+
+// Where Landlock alone would leave a read-only path writable, and for root, whose chmod/chown
+// reach every file Landlock shows it, no option does without the namespace layer.
+bool namespaces_indispensable(const msb::ExecPolicy& policy) {
+  return msb::needs_read_only_binds(policy) || ::geteuid() == 0;
+}
+
+// What the namespace layer gave: nothing (`entered` false), or namespaces with or without a
+// network namespace of the command's own.
+struct Namespaces {
+  bool entered = false;
+  bool network = false;
+};
+
+Namespaces enter_namespaces(const msb::ExecPolicy& policy, Layers& layers) {
+  int err = 0;
+  if (policy.namespaces != msb::NamespaceMode::off) {
+    auto entered = msb::enter_namespaces(!policy.network);
+    if (entered) {
+      layers.apply("user-namespace");
+      layers.apply("mount-namespace");
+      layers.apply("pid-namespace");
+      layers.apply("ipc-namespace");
+      if (entered.value().network)
+        layers.apply("network-namespace");
+      else if (!policy.network)
+        layers.miss("network-namespace");
+      // Nested user namespaces would hand the command capabilities again (netlink, nf_tables).
+      if (msb::forbid_nested_user_namespaces())
+        layers.apply("no-nested-user-namespaces");
+      else
+        layers.miss("no-nested-user-namespaces");
+      return {true, entered.value().network};
+    }
+    if (entered.error().code != msb::Errc::unsupported)
+      fail("namespaces", entered.error().sys_errno);
+    err = entered.error().sys_errno;
+  }
+  // Without them read-only paths can be chmod'ed and processes outlive the command: only an
+  // explicit "prefer" or "off" does without them.
+  if (!policy.allow_weaker) {
+    if (namespaces_indispensable(policy)) fail("namespaces-required", err);
+    if (policy.namespaces == msb::NamespaceMode::require) fail("namespaces-unavailable", err);
+  }
+  layers.miss("namespaces");
+  return {};
+}
+
+// A policy path that cannot be opened, or now names another inode than the sandbox pinned.
+[[noreturn]] void fail_path_or(const msb::Error& e, std::string_view stage) {
+  fail(e.code == msb::Errc::symlink_escape ? "path-changed" : stage, e.sys_errno);
+}
+
+[[noreturn]] void fail_path(const msb::Error& e) {
+  fail_path_or(e, "path");
+}
+
+std::vector<msb::UniqueFd> open_paths(const msb::ExecPolicy& policy) {
+  auto fds = msb::open_policy_paths(policy);
+  if (!fds) fail_path(fds.error());
+  return std::move(fds.value());
+}
+
+void apply_landlock(const msb::ExecPolicy& policy, const std::vector<msb::UniqueFd>& fds,
+                    bool own_network, Layers& layers) {
+  auto landlock = msb::apply_landlock(policy, fds, !policy.network && !own_network);
+  if (!landlock) {
+    if (landlock.error().code != msb::Errc::unsupported)
+      fail("landlock", landlock.error().sys_errno);
+    if (!policy.allow_weaker) fail("landlock-unavailable", 0);
+    layers.miss("landlock-fs");
+    return;
+  }
+  layers.abi = landlock.value().abi;
+  layers.apply("landlock-fs");
+  if (landlock.value().network) layers.apply("landlock-net");
+  if (landlock.value().signal_scope)
+    layers.apply("landlock-signal-scope");
+  else
+    layers.miss("landlock-signal-scope");
+  if (landlock.value().abstract_unix)
+    layers.apply("landlock-abstract-unix-scope");
+  else
+    layers.miss("landlock-abstract-unix-scope");
+}
+
+// In a network namespace of its own the command may have sockets: only loopback is there.
+void apply_seccomp(const msb::ExecPolicy& policy, bool own_network, Layers& layers) {
+  msb::Status filtered = msb::apply_seccomp(policy.network || own_network);
+  if (filtered) {
+    layers.apply("seccomp");
+    return;
+  }
+  if (filtered.error().code != msb::Errc::unsupported || !policy.allow_weaker) {
+    fail("seccomp", filtered.error().sys_errno);
+  }
+  layers.miss("seccomp");
+}
+
+// Reported with the other layers; set by the command's own process just before the exec, so that
+// neither we nor the PID namespace's init run under them.
+void report_resource_limits(const msb::ExecLimits& limits, Layers& layers) {
+  if (limits.memory_bytes > 0) layers.apply("memory-limit");
+  if (limits.cpu_seconds > 0) layers.apply("cpu-limit");
+}
+
+// Landlock and seccomp, then the report: the last steps before the command starts.
+void confine(const msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds, bool own_network,
+             Layers& layers) {
+  apply_landlock(policy, fds, own_network, layers);
+  fds.clear();
+  apply_seccomp(policy, own_network, layers);
+  report_resource_limits(policy.limits, layers);
+  layers.apply("no-capabilities");
+  report(layers.line());
+}
+
+// The process limit where the PID namespace's own pid_max could not be written (kernels before
+// 6.14): RLIMIT_NPROC, counted per user namespace since 5.14, but never enforced for root.
+void limit_processes(const msb::ExecPolicy& policy, bool by_pid_max, Layers& layers) {
+  if (policy.limits.processes == 0) return;
+  if (by_pid_max) {
+    layers.apply("process-limit");
+    return;
+  }
+  rlimit r{policy.limits.processes, policy.limits.processes};
+  if (::geteuid() != 0 && ::setrlimit(RLIMIT_NPROC, &r) == 0)
+    layers.apply("process-limit");
+  else
+    layers.miss("process-limit");
+}
+
+// Inside the built root, rules for what was made there rather than bound: the tmpfs root (its
+// directories and /proc) readable, /dev/shm writable.
+void add_root_rules(msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds) {
+  const std::pair<const char*, msb::PathAccess> made[] = {{"/", msb::PathAccess::read},
+                                                          {"/dev/shm", msb::PathAccess::write}};
+  for (const auto& [path, access] : made) {
+    msb::UniqueFd fd(::open(path, O_PATH | O_CLOEXEC));
+    if (!fd.valid()) fail("root", errno);
+    policy.paths.push_back({path, access, std::nullopt, path, {}});
+    fds.push_back(std::move(fd));
+  }
+}
+
+// PID 1 of the new namespace: enters the built root, confines itself, runs the command as its
+// child, reaps orphans and passes the command's wait status up. When it exits, the kernel kills
+// whatever the command left behind.
+[[noreturn]] void run_init(msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds,
+                           const msb::UniqueFd& root, bool own_network, Layers& layers,
+                           int status_pipe) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  pollfd parent_alive{status_pipe, POLLOUT, 0};
+  if (::poll(&parent_alive, 1, 0) < 0 || (parent_alive.revents & POLLERR) != 0)
+    ::_exit(kLaunchFailed);
+  auto entered = msb::enter_root(root, policy.limits);
+  if (!entered) fail("root", entered.error().sys_errno);
+  layers.apply("private-root");
+  // Without a procfs of its own, the host's would show every host process and its command line.
+  if (entered.value().proc) {
+    layers.apply("private-proc");
+  } else {
+    if (!policy.allow_weaker) fail("private-proc-unavailable", 0);
+    layers.miss("private-proc");
+  }
+  limit_processes(policy, entered.value().process_limit, layers);
+  msb::UniqueFd cwd = open_cwd(policy.cwd, policy);
+  add_root_rules(policy, fds);
+  confine(policy, fds, own_network, layers);
+  pid_t command = ::fork();
+  if (command < 0) fail("fork", errno);
+  if (command == 0) exec_command(policy, cwd);
+  ::close(kStatusFd);
+  while (true) {
+    int status = 0;
+    pid_t got = wait_for(-1, &status);
+    if (got == command) {
+      (void)!::write(status_pipe, &status, sizeof status);
+      ::_exit(0);
+    }
+    if (got < 0) ::_exit(kLaunchFailed);
+  }
+}
+
+[[noreturn]] void run_in_pid_namespace(msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds,
+                                       msb::UniqueFd& root, bool own_network, Layers& layers) {
+  int pipe_fds[2];
+  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) fail("pipe", errno);
+  pid_t init = ::fork();
+  if (init < 0) fail("fork", errno);
+  if (init == 0) {
+    ::close(pipe_fds[0]);
+    run_init(policy, fds, root, own_network, layers, pipe_fds[1]);
+  }
+  ::close(pipe_fds[1]);
+  fds.clear();
+  root.reset();
+  int init_status = 0;
+  wait_for(init, &init_status);
+  int status = 0;
+  if (::read(pipe_fds[0], &status, sizeof status) == static_cast<ssize_t>(sizeof status)) {
+    report("status " + std::to_string(status));
+  } else {
+    report("status " + std::to_string(init_status));
+  }
+  ::_exit(0);
+}
+
+msb::UniqueFd build_root_or_fail(const msb::ExecPolicy& policy,
+                                 const std::vector<msb::UniqueFd>& fds) {
+  auto root = msb::build_root(policy, fds);
+  if (!root) fail_path_or(root.error(), "root");
+  return std::move(root.value());
+}
+
+// Without the built root the command sees host paths: its temporary directory is the host's.
+void point_home_at_host_tmp(msb::ExecPolicy& policy) {
+  for (const msb::ExecPath& entry : policy.paths) {
+    if (entry.target != "/tmp") continue;
+    for (std::string& var : policy.env) {
+      if (var == "HOME=/tmp" || var == "TMPDIR=/tmp")
+        var = var.substr(0, var.find('=') + 1) + entry.path;
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char**) {
+  // If the caller dies, so do we (and with us, the PID namespace): nothing outlives it.
+  const pid_t caller = ::getppid();
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != caller) return kLaunchFailed;
+  if (::fcntl(kStatusFd, F_GETFD) < 0 || ::fcntl(kPolicyFd, F_GETFD) < 0) return kLaunchFailed;
+  if (::fcntl(kStatusFd, F_SETFD, FD_CLOEXEC) != 0) fail("status-fd", errno);
+  if (argc != 1) fail("usage", 0);
+  const std::string json = read_policy();
+  close_inherited_fds();
+  auto parsed = msb::parse_exec_policy(json);
+  if (!parsed) fail("policy", 0);
+  msb::ExecPolicy& policy = parsed.value();
+
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail("no-new-privs", errno);
+  Layers layers;
+  layers.apply("no-new-privs");
+  msb::note_system_links(policy);
+  if (msb::Status canonical = msb::canonicalize_paths(policy); !canonical)
+    fail_path(canonical.error());
+  const Namespaces ns = enter_namespaces(policy, layers);
+  msb::merge_duplicate_paths(policy, ns.entered);
+  std::vector<msb::UniqueFd> fds = open_paths(policy);
+  if (ns.entered) {
+    msb::UniqueFd root = build_root_or_fail(policy, fds);
+    run_in_pid_namespace(policy, fds, root, ns.network, layers);
+  }
+  point_home_at_host_tmp(policy);
+  msb::UniqueFd cwd = open_cwd(policy.host_cwd, policy);
+  confine(policy, fds, false, layers);
+  exec_command(policy, cwd);
+}

@@ -1,0 +1,968 @@
+#include "fs/sandbox.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fs/sandbox_fixture.h"
+#include "test_util.h"
+
+namespace {
+using msb::Errc;
+using msb::MountSpec;
+using msb::ResolverKind;
+using msb::Sandbox;
+using msb::SandboxOptions;
+using msb_test::code_of;
+using msb_test::host_entry_exists;
+using msb_test::make_symlink;
+using msb_test::read_host;
+using msb_test::tree;
+using msb_test::write_host;
+namespace fs = std::filesystem;
+
+using Strings = std::vector<std::string>;
+
+msb::Status put(const Sandbox& sb, std::string_view path, std::string_view content) {
+  return sb.write(path, reinterpret_cast<const std::uint8_t*>(content.data()), content.size());
+}
+
+std::string get(const Sandbox& sb, std::string_view path) {
+  auto bytes = sb.read(path);
+  if (!bytes.ok()) return "<" + std::string(msb::errc_name(bytes.error().code)) + ">";
+  return msb_test::to_string(bytes.value());
+}
+
+// Every test runs once per resolver: the kernel's openat2 and the userspace component walk must
+// agree on every answer.
+class SandboxTest : public msb_test::ResolverSandboxTest {};
+
+INSTANTIATE_TEST_SUITE_P(Resolvers, SandboxTest, msb_test::each_resolver(),
+                         msb_test::resolver_name);
+
+// ---------------------------------------------------------------------------------------------
+// Plain files
+
+TEST_P(SandboxTest, WriteReadListStatExistsRemove) {
+  auto sb = make();
+  ASSERT_TRUE(sb);
+  EXPECT_EQ(sb->resolver(), GetParam());
+
+  ASSERT_EQ(code_of(put(*sb, "/a/b/c.txt", "hello")), Errc::ok);
+  EXPECT_EQ(read_host(root_ / "a/b/c.txt"), "hello");  // parents created on the host
+  EXPECT_EQ(get(*sb, "/a/b/c.txt"), "hello");
+  EXPECT_EQ(get(*sb, "//a/./b/../b/c.txt"), "hello");
+
+  auto there = sb->exists("/a/b/c.txt");
+  ASSERT_TRUE(there.ok());
+  EXPECT_TRUE(there.value());
+  auto dir_there = sb->exists("/a/b");
+  ASSERT_TRUE(dir_there.ok());
+  EXPECT_TRUE(dir_there.value());
+
+  auto info = sb->stat("/a/b/c.txt");
+  ASSERT_TRUE(info.ok());
+  EXPECT_TRUE(info.value().is_file);
+  EXPECT_FALSE(info.value().is_directory);
+  EXPECT_EQ(info.value().size, 5u);
+  EXPECT_GT(info.value().modified_ms, 0.0);
+  EXPECT_GT(info.value().birth_ms, 0.0);
+
+  auto dir_info = sb->stat("/a");
+  ASSERT_TRUE(dir_info.ok());
+  EXPECT_TRUE(dir_info.value().is_directory);
+  EXPECT_FALSE(dir_info.value().is_file);
+
+  ASSERT_EQ(code_of(put(*sb, "/a/b/d.txt", "")), Errc::ok);
+  EXPECT_EQ(get(*sb, "/a/b/d.txt"), "");
+  auto listed = sb->list("/a/b");
+  ASSERT_TRUE(listed.ok());
+  EXPECT_EQ(listed.value(), (Strings{"c.txt", "d.txt"}));  // sorted, no temporaries left
+  auto top = sb->list("/");
+  ASSERT_TRUE(top.ok());
+  EXPECT_EQ(top.value(), (Strings{"a"}));
+
+  // Overwrite replaces the whole content.
+  ASSERT_EQ(code_of(put(*sb, "/a/b/c.txt", "bye")), Errc::ok);
+  EXPECT_EQ(get(*sb, "/a/b/c.txt"), "bye");
+  EXPECT_EQ(tree(root_), (Strings{"a", "a/b", "a/b/c.txt", "a/b/d.txt"}));
+
+  ASSERT_EQ(code_of(sb->remove("/a/b/c.txt")), Errc::ok);
+  EXPECT_FALSE(host_entry_exists(root_ / "a/b/c.txt"));
+  auto gone = sb->exists("/a/b/c.txt");
+  ASSERT_TRUE(gone.ok());
+  EXPECT_FALSE(gone.value());
+  EXPECT_EQ(code_of(sb->read("/a/b/c.txt")), Errc::not_found);
+  EXPECT_EQ(code_of(sb->stat("/a/b/c.txt")), Errc::not_found);
+  EXPECT_EQ(code_of(sb->remove("/a/b/c.txt")), Errc::not_found);
+  EXPECT_EQ(code_of(sb->list("/nope")), Errc::not_found);
+}
+
+TEST_P(SandboxTest, BinaryContentRoundTrips) {
+  auto sb = make();
+  ASSERT_TRUE(sb);
+  std::string blob;
+  for (int i = 0; i < 70000; ++i) blob.push_back(static_cast<char>(i * 31 % 256));
+  ASSERT_EQ(code_of(put(*sb, "/blob.bin", blob)), Errc::ok);
+  EXPECT_EQ(get(*sb, "/blob.bin"), blob);
+  EXPECT_EQ(read_host(root_ / "blob.bin"), blob);
+}
+
+TEST_P(SandboxTest, DirectoriesAndFilesAreNotInterchangeable) {
+  auto sb = make();
+  ASSERT_TRUE(sb);
+  fs::create_directories(root_ / "dir/inner");
+  write_host(root_ / "file.txt", "x");
+
+  EXPECT_EQ(code_of(sb->read("/dir")), Errc::is_directory);
+  EXPECT_EQ(code_of(sb->read("/")), Errc::is_directory);
+  EXPECT_EQ(code_of(put(*sb, "/dir", "x")), Errc::is_directory);
+  EXPECT_EQ(code_of(put(*sb, "/", "x")), Errc::is_directory);
+  EXPECT_EQ(code_of(sb->remove("/dir")), Errc::is_directory);
+  EXPECT_TRUE(fs::is_directory(root_ / "dir/inner"));
+
+  EXPECT_EQ(code_of(sb->list("/file.txt")), Errc::not_directory);
+  EXPECT_EQ(code_of(sb->read("/file.txt/x")), Errc::not_directory);
+  EXPECT_EQ(code_of(put(*sb, "/file.txt/x", "y")), Errc::not_directory);
+  EXPECT_EQ(read_host(root_ / "file.txt"), "x");
+}
+
+TEST_P(SandboxTest, MalformedPathsAreRefusedBeforeTheDisk) {
+  auto sb = make();
+  ASSERT_TRUE(sb);
+  EXPECT_EQ(code_of(sb->read("relative.txt")), Errc::invalid_path);
+  EXPECT_EQ(code_of(sb->read("")), Errc::invalid_path);
+  EXPECT_EQ(code_of(put(*sb, std::string_view("/a\0b", 4), "x")), Errc::invalid_path);
+  EXPECT_EQ(code_of(sb->list("/\xED\xA0\x80")), Errc::invalid_path);
+  EXPECT_EQ(code_of(sb->read("/../outside/secret.txt")), Errc::path_escape);
+  EXPECT_EQ(code_of(put(*sb, "/a/../../outside/new.txt", "x")), Errc::path_escape);
+  EXPECT_EQ(code_of(sb->remove("/../outside/secret.txt")), Errc::path_escape);
+  EXPECT_EQ(code_of(sb->exists("/..")), Errc::path_escape);
+  EXPECT_EQ(code_of(sb->restrict("/..", std::nullopt)), Errc::path_escape);
+  EXPECT_EQ(tree(outside_), (Strings{"secret.txt"}));
+  EXPECT_TRUE(tree(root_).empty());
+}
+
+TEST_P(SandboxTest, HostPathIsLexical) {
+  auto o = options();
+  o.mounts.push_back(msb_test::mount_spec((tmp_.path() / "data").string(), "/data", false));
+  auto sb = make(o);
+  ASSERT_TRUE(sb);
+  EXPECT_EQ(code_of(sb->host_path("/x/y")), Errc::ok);
+  EXPECT_EQ(sb->host_path("/x/./y").value(), (root_ / "x/y").string());
+  EXPECT_EQ(sb->host_path("/data/f").value(), (tmp_.path() / "data/f").string());
+  EXPECT_EQ(sb->host_path("/data").value(), (tmp_.path() / "data").string());
+  EXPECT_EQ(code_of(sb->host_path("/..")), Errc::path_escape);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Symlinks
+
+TEST_P(SandboxTest, RelativeSymlinksInsideTheRootAreFollowed) {
+  fs::create_directories(root_ / "real/deeper");
+  fs::create_directories(root_ / "d");
+  write_host(root_ / "real/f.txt", "content");
+  make_symlink("real", root_ / "dirlink");
+  make_symlink("real/f.txt", root_ / "filelink");
+  make_symlink("../real/f.txt", root_ / "d/up");
+  make_symlink("./real/../real/./deeper", root_ / "winding");
+  make_symlink("filelink", root_ / "chain");
+  auto sb = make();
+  ASSERT_TRUE(sb);
+
+  EXPECT_EQ(get(*sb, "/filelink"), "content");
+  EXPECT_EQ(get(*sb, "/dirlink/f.txt"), "content");
+  EXPECT_EQ(get(*sb, "/d/up"), "content");
+  EXPECT_EQ(get(*sb, "/chain"), "content");
+  EXPECT_EQ(get(*sb, "/winding/../f.txt"), "<NOT_FOUND>")
+      << "`..` is lexical in virtual paths: /winding/../f.txt is /f.txt";
+
+  auto link_info = sb->stat("/dirlink");
+  ASSERT_TRUE(link_info.ok()) << msb::errc_name(code_of(link_info));
+  EXPECT_TRUE(link_info.value().is_directory);
+  auto file_info = sb->stat("/filelink");
+  ASSERT_TRUE(file_info.ok());
+  EXPECT_TRUE(file_info.value().is_file);
+  EXPECT_EQ(file_info.value().size, 7u);
+  auto exists = sb->exists("/dirlink");
+  ASSERT_TRUE(exists.ok());
+  EXPECT_TRUE(exists.value());
+}
+
+TEST_P(SandboxTest, ListThroughRelativeDirectorySymlink) {
+  fs::create_directories(root_ / "real");
+  write_host(root_ / "real/f.txt", "content");
+  make_symlink("real", root_ / "dirlink");
+  auto sb = make();
+  ASSERT_TRUE(sb);
+  auto listed = sb->list("/dirlink");
+  ASSERT_TRUE(listed.ok()) << msb::errc_name(code_of(listed));
+  EXPECT_EQ(listed.value(), (Strings{"f.txt"}));
+}
+
+TEST_P(SandboxTest, WriteThroughRelativeDirectorySymlink) {
+  fs::create_directories(root_ / "real/deeper");
+  make_symlink("real", root_ / "dirlink");
+  auto sb = make();
+  ASSERT_TRUE(sb);
+  // The symlink is an intermediate component here: resolved while stepping.
+  EXPECT_EQ(code_of(put(*sb, "/dirlink/deeper/a.txt", "a")), Errc::ok);
+  EXPECT_EQ(read_host(root_ / "real/deeper/a.txt"), "a");
+  // Here it is the last component of the parent directory.
+  EXPECT_EQ(code_of(put(*sb, "/dirlink/b.txt", "b")), Errc::ok);
+  EXPECT_EQ(read_host(root_ / "real/b.txt"), "b");
+  EXPECT_EQ(code_of(sb->remove("/dirlink/b.txt")), Errc::ok);
+  EXPECT_FALSE(host_entry_exists(root_ / "real/b.txt"));
+}
+
+TEST_P(SandboxTest, AbsoluteSymlinksAreRefused) {
+  make_symlink((outside_ / "secret.txt").string(), root_ / "abs");
+  make_symlink(outside_.string(), root_ / "absdir");
+  make_symlink((root_ / "inside.txt").string(), root_ / "abs_in");  // absolute even if inside
+  write_host(root_ / "inside.txt", "in");
+  auto sb = make();
+  ASSERT_TRUE(sb);
+  const auto before = tree(outside_);
+
+  EXPECT_EQ(code_of(sb->read("/abs")), Errc::symlink_escape);
+  EXPECT_EQ(code_of(sb->read("/abs_in")), Errc::symlink_escape);
+  EXPECT_EQ(code_of(sb->read("/absdir/secret.txt")), Errc::symlink_escape);
+  EXPECT_EQ(code_of(sb->list("/absdir")), Errc::symlink_escape);
+  EXPECT_EQ(code_of(sb->stat("/absdir/secret.txt")), Errc::symlink_escape);
+  EXPECT_EQ(code_of(sb->exists("/absdir/secret.txt")), Errc::symlink_escape);
+  EXPECT_EQ(code_of(sb->remove("/absdir/secret.txt")), Errc::symlink_escape);
+  EXPECT_EQ(code_of(put(*sb, "/absdir/sub/new.txt", "x")), Errc::symlink_escape);
+  EXPECT_EQ(tree(outside_), before);
+  EXPECT_EQ(read_host(outside_ / "secret.txt"), "secret");
+}
+
+TEST_P(SandboxTest, WriteIntoAbsoluteSymlinkedParentIsRefused) {
+  make_symlink(outside_.string(), root_ / "absdir");
+  auto sb = make();
+  ASSERT_TRUE(sb);
+  const auto before = tree(outside_);
+  EXPECT_EQ(code_of(put(*sb, "/absdir/new.txt", "x")), Errc::symlink_escape);
+  EXPECT_EQ(code_of(put(*sb, "/absdir/secret.txt", "pwned")), Errc::symlink_escape);
+  EXPECT_EQ(tree(outside_), before);
+  EXPECT_EQ(read_host(outside_ / "secret.txt"), "secret");
+}
+
+TEST_P(SandboxTest, DotDotSymlinksLeavingTheRootAreRefused) {
+  fs::create_directories(root_ / "d/e");
+  make_symlink("../outside/secret.txt", root_ / "esc");
+  make_symlink("../outside", root_ / "escdir");
+  make_symlink("../../../outside", root_ / "d/e/deep");
+  make_symlink("../d/../../outside/secret.txt", root_ / "d/winding");
+  auto sb = make();
+  ASSERT_TRUE(sb);
+  const auto before = tree(outside_);
+
+  EXPECT_EQ(code_of(sb->read("/esc")), Errc::symlink_escape);
+  EXPECT_EQ(code_of(sb->read("/escdir/secret.txt")), Errc::symlink_escape);
+  EXPECT_EQ(code_of(sb->read("/d/e/deep/secret.txt")), Errc::symlink_escape);
+  EXPECT_EQ(code_of(sb->read("/d/winding")), Errc::symlink_escape);
+  EXPECT_EQ(code_of(sb->stat("/esc")), Errc::symlink_escape);
+  EXPECT_EQ(code_of(sb->remove("/escdir/secret.txt")), Errc::symlink_escape);
+  EXPECT_EQ(code_of(put(*sb, "/escdir/deeper/new.txt", "x")), Errc::symlink_escape);
+  EXPECT_EQ(code_of(put(*sb, "/d/e/deep/x/new.txt", "x")), Errc::symlink_escape);
+  EXPECT_EQ(tree(outside_), before);
+  EXPECT_EQ(read_host(outside_ / "secret.txt"), "secret");
+}
+
+TEST_P(SandboxTest, WriteIntoDotDotSymlinkedParentIsRefused) {
+  fs::create_directories(root_ / "d/e");
+  make_symlink("../outside", root_ / "escdir");
+  make_symlink("../../../outside", root_ / "d/e/deep");
+  auto sb = make();
+  ASSERT_TRUE(sb);
+  const auto before = tree(outside_);
+  EXPECT_EQ(code_of(put(*sb, "/escdir/new.txt", "x")), Errc::symlink_escape);
+  EXPECT_EQ(code_of(put(*sb, "/d/e/deep/new.txt", "x")), Errc::symlink_escape);
+  EXPECT_EQ(code_of(sb->list("/escdir")), Errc::symlink_escape);
+  EXPECT_EQ(tree(outside_), before);
+}
+
+TEST_P(SandboxTest, SymlinkLoopsAreRefused) {
+  make_symlink("self", root_ / "self");
+  make_symlink("pong", root_ / "ping");
+  make_symlink("ping", root_ / "pong");
+  make_symlink("self/x", root_ / "into_self");
+  auto sb = make();
+  ASSERT_TRUE(sb);
+
+  EXPECT_EQ(code_of(sb->read("/self")), Errc::symlink_loop);
+  EXPECT_EQ(code_of(sb->read("/ping")), Errc::symlink_loop);
+  EXPECT_EQ(code_of(sb->read("/into_self")), Errc::symlink_loop);
+  EXPECT_EQ(code_of(sb->read("/self/x")), Errc::symlink_loop);
+  EXPECT_EQ(code_of(sb->stat("/ping")), Errc::symlink_loop);
+  EXPECT_EQ(code_of(put(*sb, "/ping/sub/x", "x")), Errc::symlink_loop);
+  EXPECT_EQ(tree(root_), (Strings{"into_self", "ping", "pong", "self"}));
+}
+
+TEST_P(SandboxTest, SymlinkLoopAsParentDirectoryIsRefused) {
+  make_symlink("self", root_ / "self");
+  make_symlink("pong", root_ / "ping");
+  make_symlink("ping", root_ / "pong");
+  auto sb = make();
+  ASSERT_TRUE(sb);
+  EXPECT_EQ(code_of(put(*sb, "/self/x", "x")), Errc::symlink_loop);
+  EXPECT_EQ(code_of(sb->list("/ping")), Errc::symlink_loop);
+  EXPECT_EQ(tree(root_), (Strings{"ping", "pong", "self"}));
+}
+
+TEST_P(SandboxTest, DanglingSymlinks) {
+  make_symlink("missing", root_ / "dang");
+  make_symlink("nodir", root_ / "dangdir");
+  make_symlink("../outside/newdir", root_ / "dang_out");
+  auto sb = make();
+  ASSERT_TRUE(sb);
+  const auto before = tree(outside_);
+
+  EXPECT_EQ(code_of(sb->read("/dang")), Errc::not_found);
+  EXPECT_EQ(code_of(sb->stat("/dang")), Errc::not_found);
+  auto exists = sb->exists("/dang");
+  ASSERT_TRUE(exists.ok());
+  EXPECT_FALSE(exists.value());
+  EXPECT_EQ(code_of(sb->list("/dangdir")), Errc::not_found);
+
+  // Creating through a dangling directory link must not create its target.
+  EXPECT_EQ(code_of(put(*sb, "/dangdir/x.txt", "x")), Errc::not_found);
+  EXPECT_EQ(code_of(put(*sb, "/dangdir/a/x.txt", "x")), Errc::not_found);
+  EXPECT_FALSE(host_entry_exists(root_ / "nodir"));
+  EXPECT_EQ(code_of(put(*sb, "/dang_out/x.txt", "x")), Errc::symlink_escape);
+  EXPECT_EQ(tree(outside_), before);
+  EXPECT_FALSE(host_entry_exists(outside_ / "newdir"));
+}
+
+TEST_P(SandboxTest, WritingOverAFinalSymlinkNeverWritesItsTarget) {
+  make_symlink("missing", root_ / "dang");
+  make_symlink((outside_ / "created.txt").string(), root_ / "dang_abs");
+  make_symlink((outside_ / "secret.txt").string(), root_ / "abs");
+  make_symlink("../outside/secret.txt", root_ / "esc");
+  auto sb = make();
+  ASSERT_TRUE(sb);
+  const auto before = tree(outside_);
+
+  // Either refused or the link itself replaced: never the file it names.
+  for (const char* path : {"/dang", "/dang_abs", "/abs", "/esc"}) {
+    const Errc code = code_of(put(*sb, path, "overwritten"));
+    EXPECT_TRUE(code == Errc::ok || code == Errc::symlink_escape)
+        << path << ": " << msb::errc_name(code);
+  }
+  EXPECT_FALSE(host_entry_exists(root_ / "missing"));
+  EXPECT_EQ(tree(outside_), before);
+  EXPECT_EQ(read_host(outside_ / "secret.txt"), "secret");
+
+  // Removing a link removes the link, not its target.
+  make_symlink((outside_ / "secret.txt").string(), root_ / "abs2");
+  const Errc removed = code_of(sb->remove("/abs2"));
+  EXPECT_TRUE(removed == Errc::ok || removed == Errc::symlink_escape) << msb::errc_name(removed);
+  EXPECT_EQ(read_host(outside_ / "secret.txt"), "secret");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Special and large files
+
+TEST_P(SandboxTest, FifoIsNotReadAndDoesNotHang) {
+  ASSERT_EQ(::mkfifo((root_ / "fifo").c_str(), 0600), 0) << std::strerror(errno);
+  auto sb = make();
+  ASSERT_TRUE(sb);
+  // A blocking open of a FIFO without a writer would hang forever: fail loudly instead.
+  ::alarm(20);
+  EXPECT_EQ(code_of(sb->read("/fifo")), Errc::not_regular_file);
+  EXPECT_EQ(code_of(put(*sb, "/fifo", "x")), Errc::not_regular_file);
+  ::alarm(0);
+  auto info = sb->stat("/fifo");
+  ASSERT_TRUE(info.ok());
+  EXPECT_FALSE(info.value().is_file);
+  EXPECT_FALSE(info.value().is_directory);
+  struct stat st;
+  ASSERT_EQ(::lstat((root_ / "fifo").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+}
+
+TEST_P(SandboxTest, HugeSparseFileIsTooLarge) {
+  constexpr std::uint64_t kTiB = 1ull << 40;
+  {
+    int fd = ::open((root_ / "huge.bin").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    ASSERT_GE(fd, 0) << std::strerror(errno);
+    const int rc = ::ftruncate(fd, static_cast<off_t>(kTiB));
+    const int err = errno;
+    ::close(fd);
+    if (rc != 0) GTEST_SKIP() << "filesystem refuses a 1 TiB sparse file: " << std::strerror(err);
+  }
+  auto sb = make();
+  ASSERT_TRUE(sb);
+  auto read = sb->read("/huge.bin");
+  ASSERT_EQ(code_of(read), Errc::too_large);
+  EXPECT_EQ(read.error().size, kTiB);
+  EXPECT_EQ(read.error().limit, msb::kDefaultMaxReadBytes);
+  auto info = sb->stat("/huge.bin");
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info.value().size, kTiB);
+}
+
+TEST_P(SandboxTest, ReadLimitIsConfigurable) {
+  write_host(root_ / "ten.txt", "0123456789");
+  write_host(root_ / "eleven.txt", "0123456789A");
+  auto o = options();
+  o.max_read_bytes = 10;
+  auto sb = make(o);
+  ASSERT_TRUE(sb);
+  EXPECT_EQ(sb->max_read_bytes(), 10u);
+  EXPECT_EQ(get(*sb, "/ten.txt"), "0123456789");
+  auto big = sb->read("/eleven.txt");
+  ASSERT_EQ(code_of(big), Errc::too_large);
+  EXPECT_EQ(big.error().size, 11u);
+  EXPECT_EQ(big.error().limit, 10u);
+  // The limit survives restrict().
+  auto child = sb->restrict("/", std::nullopt);
+  ASSERT_TRUE(child.ok());
+  EXPECT_EQ(code_of(child.value()->read("/eleven.txt")), Errc::too_large);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Write semantics
+
+TEST_P(SandboxTest, WriteKeepsTheFileMode) {
+  write_host(root_ / "mode.txt", "old");
+  ASSERT_EQ(::chmod((root_ / "mode.txt").c_str(), 0640), 0);
+  write_host(root_ / "exec.sh", "#!/bin/sh\n");
+  ASSERT_EQ(::chmod((root_ / "exec.sh").c_str(), 0751), 0);
+  auto sb = make();
+  ASSERT_TRUE(sb);
+  ASSERT_EQ(code_of(put(*sb, "/mode.txt", "new")), Errc::ok);
+  ASSERT_EQ(code_of(put(*sb, "/exec.sh", "#!/bin/sh\nexit 0\n")), Errc::ok);
+  struct stat st;
+  ASSERT_EQ(::stat((root_ / "mode.txt").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
+  EXPECT_EQ(read_host(root_ / "mode.txt"), "new");
+  ASSERT_EQ(::stat((root_ / "exec.sh").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0751u);
+}
+
+TEST_P(SandboxTest, WriteOverHardLinkLeavesOtherLinkAlone) {
+  write_host(root_ / "a.txt", "original");
+  ASSERT_EQ(::link((root_ / "a.txt").c_str(), (root_ / "b.txt").c_str()), 0);
+  // A hard link to a file outside the sandbox, planted inside it.
+  ASSERT_EQ(::link((outside_ / "secret.txt").c_str(), (root_ / "planted.txt").c_str()), 0);
+  auto sb = make();
+  ASSERT_TRUE(sb);
+  ASSERT_EQ(code_of(put(*sb, "/a.txt", "changed")), Errc::ok);
+  EXPECT_EQ(read_host(root_ / "a.txt"), "changed");
+  EXPECT_EQ(read_host(root_ / "b.txt"), "original");
+  ASSERT_EQ(code_of(put(*sb, "/planted.txt", "pwned")), Errc::ok);
+  EXPECT_EQ(read_host(root_ / "planted.txt"), "pwned");
+  EXPECT_EQ(read_host(outside_ / "secret.txt"), "secret");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Read-only mounts
+
+TEST_P(SandboxTest, ReadOnlyMountRefusesMutation) {
+  const fs::path cfg = tmp_.path() / "cfg";
+  fs::create_directories(cfg / "sub");
+  write_host(cfg / "conf.ini", "a=1");
+  auto o = options();
+  o.mounts.push_back(msb_test::mount_spec(cfg.string(), "/cfg", true));
+  auto sb = make(o);
+  ASSERT_TRUE(sb);
+  const auto before = tree(cfg);
+
+  EXPECT_EQ(get(*sb, "/cfg/conf.ini"), "a=1");
+  auto listed = sb->list("/cfg");
+  ASSERT_TRUE(listed.ok());
+  EXPECT_EQ(listed.value(), (Strings{"conf.ini", "sub"}));
+  EXPECT_EQ(code_of(put(*sb, "/cfg/new.txt", "x")), Errc::read_only);
+  EXPECT_EQ(code_of(put(*sb, "/cfg/conf.ini", "a=2")), Errc::read_only);
+  EXPECT_EQ(code_of(put(*sb, "/cfg/sub/deeper/new.txt", "x")), Errc::read_only);
+  EXPECT_EQ(code_of(sb->remove("/cfg/conf.ini")), Errc::read_only);
+  EXPECT_EQ(code_of(sb->check_writable("/cfg/new.txt")), Errc::read_only);
+  EXPECT_EQ(tree(cfg), before);
+  EXPECT_EQ(read_host(cfg / "conf.ini"), "a=1");
+
+  // The rest of the root stays writable.
+  EXPECT_EQ(code_of(sb->check_writable("/elsewhere.txt")), Errc::ok);
+  EXPECT_EQ(code_of(put(*sb, "/elsewhere.txt", "x")), Errc::ok);
+}
+
+TEST_P(SandboxTest, ReadOnlySandboxRefusesMutation) {
+  write_host(root_ / "f.txt", "x");
+  auto o = options();
+  o.root.readonly = true;
+  auto sb = make(o);
+  ASSERT_TRUE(sb);
+  EXPECT_EQ(get(*sb, "/f.txt"), "x");
+  EXPECT_EQ(code_of(put(*sb, "/f.txt", "y")), Errc::read_only);
+  EXPECT_EQ(code_of(put(*sb, "/new/g.txt", "y")), Errc::read_only);
+  EXPECT_EQ(code_of(sb->remove("/f.txt")), Errc::read_only);
+  EXPECT_EQ(tree(root_), (Strings{"f.txt"}));
+  EXPECT_EQ(read_host(root_ / "f.txt"), "x");
+}
+
+// root=/T, mount {source:/T/ro, target:/cfg, readonly}: /T/ro is reachable twice, as /cfg and as
+// /ro through the writable root. Both names must be read-only.
+class ReadOnlySourceInsideRoot : public SandboxTest {
+ protected:
+  void SetUp() override {
+    SandboxTest::SetUp();
+    if (IsSkipped()) return;
+    fs::create_directories(root_ / "ro/deeper");
+    write_host(root_ / "ro/existing.txt", "keep");
+    write_host(root_ / "ro/deeper/nested.txt", "keep2");
+    make_symlink("ro", root_ / "rolink");
+    make_symlink("ro/deeper", root_ / "deeperlink");
+    make_symlink("../ro", root_ / "ro/deeper/up");
+    auto o = options();
+    o.mounts.push_back(msb_test::mount_spec((root_ / "ro").string(), "/cfg", true));
+    sb_ = make(o);
+    ASSERT_TRUE(sb_);
+    before_ = tree(root_ / "ro");
+  }
+
+  std::shared_ptr<Sandbox> sb_;
+  Strings before_;
+};
+
+INSTANTIATE_TEST_SUITE_P(Resolvers, ReadOnlySourceInsideRoot, msb_test::each_resolver(),
+                         msb_test::resolver_name);
+
+TEST_P(ReadOnlySourceInsideRoot, ThroughTheRootPath) {
+  EXPECT_EQ(get(*sb_, "/ro/existing.txt"), "keep");
+  EXPECT_EQ(code_of(put(*sb_, "/ro/x", "x")), Errc::read_only);
+  EXPECT_FALSE(host_entry_exists(root_ / "ro/x"));
+  EXPECT_EQ(code_of(put(*sb_, "/ro/existing.txt", "changed")), Errc::read_only);
+  EXPECT_EQ(code_of(put(*sb_, "/ro/deeper/x", "x")), Errc::read_only);
+  EXPECT_EQ(code_of(put(*sb_, "/ro/newdir/x", "x")), Errc::read_only);
+  EXPECT_EQ(code_of(put(*sb_, "/ro/deeper/newdir/x", "x")), Errc::read_only);
+  EXPECT_EQ(code_of(sb_->remove("/ro/existing.txt")), Errc::read_only);
+  EXPECT_EQ(code_of(sb_->remove("/ro/deeper/nested.txt")), Errc::read_only);
+  EXPECT_EQ(tree(root_ / "ro"), before_);
+  EXPECT_EQ(read_host(root_ / "ro/existing.txt"), "keep");
+
+  // And through the mount's own name, of course.
+  EXPECT_EQ(code_of(put(*sb_, "/cfg/x", "x")), Errc::read_only);
+  EXPECT_EQ(tree(root_ / "ro"), before_);
+
+  // Siblings of the read-only source stay writable.
+  EXPECT_EQ(code_of(put(*sb_, "/rw/x", "x")), Errc::ok);
+  EXPECT_EQ(read_host(root_ / "rw/x"), "x");
+}
+
+TEST_P(ReadOnlySourceInsideRoot, ThroughIntermediateSymlinks) {
+  EXPECT_EQ(code_of(put(*sb_, "/rolink/deeper/x", "x")), Errc::read_only);
+  EXPECT_EQ(code_of(put(*sb_, "/ro/deeper/up/deeper/x", "x")), Errc::read_only);
+  EXPECT_EQ(code_of(sb_->remove("/rolink/deeper/nested.txt")), Errc::read_only);
+  EXPECT_EQ(tree(root_ / "ro"), before_);
+}
+
+TEST_P(ReadOnlySourceInsideRoot, ThroughFinalSymlinkToTheSource) {
+  EXPECT_EQ(get(*sb_, "/rolink/existing.txt"), "keep");
+  EXPECT_EQ(code_of(put(*sb_, "/rolink/x", "x")), Errc::read_only);
+  EXPECT_EQ(code_of(put(*sb_, "/rolink/existing.txt", "changed")), Errc::read_only);
+  EXPECT_EQ(code_of(put(*sb_, "/deeperlink/x", "x")), Errc::read_only);
+  EXPECT_EQ(code_of(sb_->remove("/rolink/existing.txt")), Errc::read_only);
+  EXPECT_EQ(tree(root_ / "ro"), before_);
+  EXPECT_EQ(read_host(root_ / "ro/existing.txt"), "keep");
+}
+
+TEST_P(ReadOnlySourceInsideRoot, RestrictedChildStillCannotWrite) {
+  // The child's root is the read-only source itself.
+  auto child = sb_->restrict("/ro", std::nullopt);
+  ASSERT_TRUE(child.ok());
+  EXPECT_EQ(get(*child.value(), "/existing.txt"), "keep");
+  EXPECT_EQ(code_of(put(*child.value(), "/x", "x")), Errc::read_only);
+  EXPECT_EQ(code_of(child.value()->remove("/existing.txt")), Errc::read_only);
+  EXPECT_EQ(tree(root_ / "ro"), before_);
+}
+
+TEST_P(ReadOnlySourceInsideRoot, RestrictedIntoSubdirectoryOfSourceStillCannotWrite) {
+  // The child's root lies strictly inside the read-only source, reached through the writable root.
+  auto child = sb_->restrict("/ro/deeper", std::nullopt);
+  ASSERT_TRUE(child.ok());
+  EXPECT_EQ(get(*child.value(), "/nested.txt"), "keep2");
+  EXPECT_EQ(code_of(put(*child.value(), "/x", "x")), Errc::read_only);
+  EXPECT_EQ(code_of(put(*child.value(), "/nested.txt", "changed")), Errc::read_only);
+  EXPECT_EQ(code_of(child.value()->remove("/nested.txt")), Errc::read_only);
+  EXPECT_EQ(tree(root_ / "ro"), before_);
+  EXPECT_EQ(read_host(root_ / "ro/deeper/nested.txt"), "keep2");
+}
+
+// ---------------------------------------------------------------------------------------------
+// restrict()
+
+TEST_P(SandboxTest, RestrictKeepsHiddenReadOnlySources) {
+  // The read-only source lies inside /sub, its target /cfg outside it: the child cannot name
+  // /cfg, but /sub/ro is still the read-only source.
+  fs::create_directories(root_ / "sub/ro");
+  write_host(root_ / "sub/ro/keep.txt", "keep");
+  auto o = options();
+  o.mounts.push_back(msb_test::mount_spec((root_ / "sub/ro").string(), "/cfg", true));
+  auto sb = make(o);
+  ASSERT_TRUE(sb);
+
+  auto restricted = sb->restrict("/sub", std::nullopt);
+  ASSERT_TRUE(restricted.ok());
+  const Sandbox& child = *restricted.value();
+  auto top = child.list("/");
+  ASSERT_TRUE(top.ok());
+  EXPECT_EQ(top.value(), (Strings{"ro"}));  // no "cfg"
+  EXPECT_EQ(get(child, "/ro/keep.txt"), "keep");
+  EXPECT_EQ(code_of(put(child, "/ro/x", "x")), Errc::read_only);
+  EXPECT_EQ(code_of(put(child, "/ro/new/x", "x")), Errc::read_only);
+  EXPECT_EQ(code_of(put(child, "/ro/keep.txt", "changed")), Errc::read_only);
+  EXPECT_EQ(code_of(child.remove("/ro/keep.txt")), Errc::read_only);
+  EXPECT_EQ(tree(root_ / "sub/ro"), (Strings{"keep.txt"}));
+
+  // The rest of the child's root is writable.
+  EXPECT_EQ(code_of(put(child, "/ok.txt", "ok")), Errc::ok);
+  EXPECT_EQ(read_host(root_ / "sub/ok.txt"), "ok");
+
+  // A relative symlink in the child pointing at the hidden source changes nothing.
+  make_symlink("ro", root_ / "sub/rolink");
+  EXPECT_EQ(code_of(put(child, "/rolink/new/x", "x")), Errc::read_only);
+  EXPECT_EQ(tree(root_ / "sub/ro"), (Strings{"keep.txt"}));
+
+  // Nor does another level of restrict().
+  auto grandchild = child.restrict("/", std::nullopt);
+  ASSERT_TRUE(grandchild.ok());
+  EXPECT_EQ(code_of(put(*grandchild.value(), "/ro/x", "x")), Errc::read_only);
+  EXPECT_EQ(tree(root_ / "sub/ro"), (Strings{"keep.txt"}));
+}
+
+TEST_P(SandboxTest, RestrictNarrowsTheView) {
+  fs::create_directories(root_ / "sub/inner");
+  write_host(root_ / "sub/inner/f.txt", "f");
+  write_host(root_ / "top.txt", "t");
+  auto sb = make();
+  ASSERT_TRUE(sb);
+  auto restricted = sb->restrict("/sub", std::nullopt);
+  ASSERT_TRUE(restricted.ok());
+  const Sandbox& child = *restricted.value();
+  EXPECT_EQ(child.resolver(), GetParam());
+  EXPECT_EQ(get(child, "/inner/f.txt"), "f");
+  EXPECT_EQ(code_of(child.read("/top.txt")), Errc::not_found);
+  EXPECT_EQ(code_of(child.read("/../top.txt")), Errc::path_escape);
+  ASSERT_EQ(code_of(put(child, "/new.txt", "n")), Errc::ok);
+  EXPECT_EQ(read_host(root_ / "sub/new.txt"), "n");
+
+  auto ro = sb->restrict("/sub", true);
+  ASSERT_TRUE(ro.ok());
+  EXPECT_EQ(code_of(put(*ro.value(), "/x.txt", "x")), Errc::read_only);
+  EXPECT_EQ(code_of(ro.value()->restrict("/inner", false)), Errc::permission_escalation);
+  EXPECT_FALSE(host_entry_exists(root_ / "sub/x.txt"));
+}
+
+TEST_P(SandboxTest, RestrictPinsTheSubtreeWhenFirstUsed) {
+  fs::create_directories(root_ / "sub");
+  write_host(root_ / "sub/f.txt", "before");
+  auto sb = make();
+  ASSERT_TRUE(sb);
+  auto restricted = sb->restrict("/sub", std::nullopt);
+  ASSERT_TRUE(restricted.ok());
+  const Sandbox& child = *restricted.value();
+  ASSERT_EQ(get(child, "/f.txt"), "before");
+  // Swapping /sub for a symlink to the outside after the child pinned it changes nothing.
+  fs::rename(root_ / "sub", root_ / "sub.old");
+  make_symlink(outside_.string(), root_ / "sub");
+  EXPECT_EQ(get(child, "/f.txt"), "before");
+  EXPECT_EQ(code_of(child.read("/secret.txt")), Errc::not_found);
+  EXPECT_EQ(code_of(put(child, "/new.txt", "x")), Errc::ok);
+  EXPECT_FALSE(host_entry_exists(outside_ / "new.txt"));
+  EXPECT_EQ(read_host(root_ / "sub.old/new.txt"), "x");
+}
+
+TEST_P(SandboxTest, RestrictOntoSymlinkLeavingTheRootIsRefused) {
+  make_symlink("../outside", root_ / "escdir");
+  make_symlink(outside_.string(), root_ / "absdir");
+  auto sb = make();
+  ASSERT_TRUE(sb);
+  for (const char* sub : {"/escdir", "/absdir"}) {
+    auto restricted = sb->restrict(sub, std::nullopt);
+    if (!restricted.ok()) {
+      EXPECT_EQ(code_of(restricted), Errc::symlink_escape) << sub;
+      continue;
+    }
+    // Anchors open lazily: the refusal may come on first use instead.
+    const Sandbox& child = *restricted.value();
+    EXPECT_EQ(code_of(child.read("/secret.txt")), Errc::symlink_escape) << sub;
+    EXPECT_EQ(code_of(put(child, "/new.txt", "x")), Errc::symlink_escape) << sub;
+  }
+  EXPECT_EQ(tree(outside_), (Strings{"secret.txt"}));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Mount points
+
+TEST_P(SandboxTest, MountTargetsCannotBeWrittenOrRemoved) {
+  const fs::path data = tmp_.path() / "data";
+  const fs::path deep = tmp_.path() / "deep";
+  fs::create_directories(data);
+  fs::create_directories(deep);
+  fs::create_directories(root_ / "data");  // shadowed by the mount
+  auto o = options();
+  o.mounts.push_back(msb_test::mount_spec(data.string(), "/data", false));
+  o.mounts.push_back(msb_test::mount_spec(deep.string(), "/a/b", false));
+  auto sb = make(o);
+  ASSERT_TRUE(sb);
+
+  for (const char* target : {"/data", "/data/", "/a", "/a/b", "/a/./b"}) {
+    EXPECT_EQ(code_of(put(*sb, target, "x")), Errc::mount_point) << target;
+    EXPECT_EQ(code_of(sb->remove(target)), Errc::mount_point) << target;
+    EXPECT_EQ(code_of(sb->check_writable(target)), Errc::mount_point) << target;
+  }
+  EXPECT_TRUE(fs::is_directory(data));
+  EXPECT_TRUE(fs::is_directory(deep));
+  EXPECT_TRUE(fs::is_directory(root_ / "data"));
+  EXPECT_FALSE(host_entry_exists(root_ / "a"));
+
+  // Below a mount target is ordinary territory of that mount.
+  EXPECT_EQ(code_of(put(*sb, "/data/x.txt", "x")), Errc::ok);
+  EXPECT_EQ(read_host(data / "x.txt"), "x");
+  EXPECT_FALSE(host_entry_exists(root_ / "data/x.txt"));
+  EXPECT_EQ(code_of(put(*sb, "/a/b/y.txt", "y")), Errc::ok);
+  EXPECT_EQ(read_host(deep / "y.txt"), "y");
+  // Beside a mount target inside a virtual directory: the root mount answers.
+  EXPECT_EQ(code_of(put(*sb, "/a/c.txt", "c")), Errc::ok);
+  EXPECT_EQ(read_host(root_ / "a/c.txt"), "c");
+}
+
+TEST_P(SandboxTest, ListShowsMountTargetsWithoutHostDirectories) {
+  const fs::path data = tmp_.path() / "data";
+  const fs::path deep = tmp_.path() / "deep";
+  fs::create_directories(data);
+  fs::create_directories(deep);
+  write_host(data / "d.txt", "d");
+  write_host(root_ / "f.txt", "f");
+  auto o = options();
+  o.mounts.push_back(msb_test::mount_spec(data.string(), "/data", false));
+  o.mounts.push_back(msb_test::mount_spec(deep.string(), "/a/b", true));
+  auto sb = make(o);
+  ASSERT_TRUE(sb);
+
+  auto top = sb->list("/");
+  ASSERT_TRUE(top.ok());
+  EXPECT_EQ(top.value(), (Strings{"a", "data", "f.txt"}));
+  auto a = sb->list("/a");
+  ASSERT_TRUE(a.ok()) << msb::errc_name(code_of(a));
+  EXPECT_EQ(a.value(), (Strings{"b"}));
+  auto in_data = sb->list("/data");
+  ASSERT_TRUE(in_data.ok());
+  EXPECT_EQ(in_data.value(), (Strings{"d.txt"}));
+  auto in_b = sb->list("/a/b");
+  ASSERT_TRUE(in_b.ok());
+  EXPECT_TRUE(in_b.value().empty());
+
+  auto a_info = sb->stat("/a");
+  ASSERT_TRUE(a_info.ok());
+  EXPECT_TRUE(a_info.value().is_directory);
+  auto a_exists = sb->exists("/a");
+  ASSERT_TRUE(a_exists.ok());
+  EXPECT_TRUE(a_exists.value());
+  EXPECT_EQ(code_of(sb->read("/a")), Errc::is_directory);
+  EXPECT_EQ(code_of(sb->read("/data")), Errc::is_directory);
+  EXPECT_EQ(code_of(sb->list("/a/nope")), Errc::not_found);
+
+  // A host directory of the same name is merged once, not listed twice.
+  fs::create_directories(root_ / "data");
+  fs::create_directories(root_ / "a/other");
+  top = sb->list("/");
+  ASSERT_TRUE(top.ok());
+  EXPECT_EQ(top.value(), (Strings{"a", "data", "f.txt"}));
+  a = sb->list("/a");
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a.value(), (Strings{"b", "other"}));
+  EXPECT_TRUE(tree(root_ / "data").empty());
+}
+
+TEST_P(SandboxTest, MountedContentIsServedFromTheSource) {
+  const fs::path data = tmp_.path() / "data";
+  fs::create_directories(data);
+  write_host(data / "d.txt", "from mount");
+  fs::create_directories(root_ / "data");
+  write_host(root_ / "data/d.txt", "from root");
+  auto o = options();
+  o.mounts.push_back(msb_test::mount_spec(data.string(), "/data", false));
+  auto sb = make(o);
+  ASSERT_TRUE(sb);
+  EXPECT_EQ(get(*sb, "/data/d.txt"), "from mount");
+  // A mount's symlinks are confined to the mount: `..` out of it is an escape.
+  make_symlink("../root/f.txt", data / "up");
+  write_host(root_ / "f.txt", "f");
+  EXPECT_EQ(code_of(sb->read("/data/up")), Errc::symlink_escape);
+}
+
+TEST_P(SandboxTest, CreateSourcesMakesMissingDirectories) {
+  auto o = options();
+  o.root.source = (tmp_.path() / "new/root").string();
+  o.mounts.push_back(msb_test::mount_spec((tmp_.path() / "new/m1/deep").string(), "/m1", false));
+  auto sb = make(o);
+  ASSERT_TRUE(sb);
+  ASSERT_EQ(code_of(sb->create_sources()), Errc::ok);
+  EXPECT_TRUE(fs::is_directory(tmp_.path() / "new/root"));
+  EXPECT_TRUE(fs::is_directory(tmp_.path() / "new/m1/deep"));
+  EXPECT_EQ(code_of(put(*sb, "/m1/f.txt", "f")), Errc::ok);
+  EXPECT_EQ(read_host(tmp_.path() / "new/m1/deep/f.txt"), "f");
+}
+
+TEST_P(SandboxTest, SourcesMissingAtTheFirstOperationStayMissing) {
+  auto o = options();
+  o.mounts.push_back(msb_test::mount_spec((root_ / "later").string(), "/later", true));
+  auto sb = make(o);
+  ASSERT_TRUE(sb);
+  EXPECT_EQ(code_of(sb->read("/later/x")), Errc::not_found);
+  fs::create_directories(root_ / "later");
+  write_host(root_ / "later/x", "planted");
+  EXPECT_EQ(code_of(sb->read("/later/x")), Errc::not_found);
+  // Too late to create: the sources were settled by the first operation.
+  EXPECT_EQ(code_of(sb->create_sources()), Errc::not_found);
+}
+
+TEST_P(SandboxTest, SourceReplacedByALinkInsideAWritableSourceIsRefused) {
+  auto o = options();
+  o.mounts.push_back(msb_test::mount_spec((root_ / "cache").string(), "/cache", false));
+  o.mounts.push_back(msb_test::mount_spec((root_ / "ro").string(), "/ro", true));
+  make_symlink(outside_.string(), root_ / "cache");
+  fs::create_directories(root_ / "real");
+  make_symlink("real", root_ / "ro");
+  auto sb = make(o);
+  ASSERT_TRUE(sb);
+  EXPECT_EQ(code_of(sb->read("/cache/secret.txt")), Errc::untrusted_source);
+  EXPECT_EQ(code_of(put(*sb, "/cache/new.txt", "x")), Errc::untrusted_source);
+  EXPECT_EQ(code_of(sb->read("/ro/x")), Errc::untrusted_source);
+  EXPECT_FALSE(host_entry_exists(outside_ / "new.txt"));
+  EXPECT_EQ(code_of(sb->create_sources()), Errc::untrusted_source);
+}
+
+TEST_P(SandboxTest, OperatorLinksOutsideWritableSourcesAreFollowed) {
+  fs::create_directories(tmp_.path() / "shared");
+  write_host(tmp_.path() / "shared/lib.txt", "lib");
+  make_symlink((tmp_.path() / "shared").string(), tmp_.path() / "shared-alias");
+  make_symlink(root_.string(), tmp_.path() / "root-alias");
+  auto o = options();
+  o.root.source = (tmp_.path() / "root-alias").string();
+  o.mounts.push_back(msb_test::mount_spec((tmp_.path() / "shared-alias").string(), "/lib", true));
+  auto sb = make(o);
+  ASSERT_TRUE(sb);
+  EXPECT_EQ(get(*sb, "/lib/lib.txt"), "lib");
+  EXPECT_EQ(code_of(put(*sb, "/a.txt", "a")), Errc::ok);
+  EXPECT_EQ(read_host(root_ / "a.txt"), "a");
+}
+
+TEST_P(SandboxTest, CreateSourcesNeverCreatesThroughALinkInAWritableSource) {
+  make_symlink(outside_.string(), root_ / "cache");
+  auto o = options();
+  o.mounts.push_back(msb_test::mount_spec((root_ / "cache/sub/deeper").string(), "/sub", false));
+  auto sb = make(o);
+  ASSERT_TRUE(sb);
+  EXPECT_EQ(code_of(sb->create_sources()), Errc::untrusted_source);
+  EXPECT_FALSE(host_entry_exists(outside_ / "sub"));
+  EXPECT_EQ(code_of(sb->list("/sub")), Errc::untrusted_source);
+}
+
+TEST_P(SandboxTest, RestrictPinsTheSubtreeWithoutFollowingLinks) {
+  fs::create_directories(root_ / "src");
+  write_host(root_ / "src/app.ts", "app");
+  make_symlink(".", root_ / "self");
+  make_symlink("src", root_ / "alias");
+  auto sb = make();
+  ASSERT_TRUE(sb);
+  EXPECT_EQ(code_of(sb->restrict("/self", std::nullopt)), Errc::symlink_escape);
+  EXPECT_EQ(code_of(sb->restrict("/alias", std::nullopt)), Errc::symlink_escape);
+  EXPECT_EQ(code_of(sb->restrict("/missing", std::nullopt)), Errc::not_found);
+  EXPECT_EQ(code_of(sb->restrict("/src/app.ts", std::nullopt)), Errc::not_directory);
+  auto child = sb->restrict("/src", std::nullopt);
+  ASSERT_TRUE(child.ok());
+  fs::rename(root_ / "src", root_ / "moved");
+  make_symlink(".", root_ / "src");
+  EXPECT_EQ(get(*child.value(), "/app.ts"), "app");
+}
+
+TEST_P(SandboxTest, InvalidConfigurationIsRejected) {
+  auto o = options();
+  o.mounts.push_back(msb_test::mount_spec(outside_.string(), "/", false));
+  EXPECT_EQ(code_of(Sandbox::create(o)), Errc::invalid_config);
+  o.mounts = {msb_test::mount_spec("relative", "/x", false)};
+  EXPECT_EQ(code_of(Sandbox::create(o)), Errc::invalid_config);
+  o.mounts = {msb_test::mount_spec(outside_.string(), "/x", false),
+              msb_test::mount_spec(outside_.string(), "/x/", true)};
+  EXPECT_EQ(code_of(Sandbox::create(o)), Errc::invalid_config);
+  o.mounts.clear();
+  o.root.source = "relative/root";
+  EXPECT_EQ(code_of(Sandbox::create(o)), Errc::invalid_config);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Non-blocking attempts on the caller's thread (read_now, stat_now, exists_now)
+
+class InlineTest : public SandboxTest {};
+
+TEST_P(InlineTest, AnswersMatchTheBlockingPathOrDeferToIt) {
+  write_host(root_ / "small.txt", "small");
+  write_host(root_ / "big.bin", std::string(msb::kMaxInlineReadBytes + 1, 'b'));
+  write_host(root_ / "empty.txt", "");
+  ASSERT_EQ(::mkfifo((root_ / "fifo").c_str(), 0600), 0);
+  fs::create_symlink(outside_ / "secret.txt", root_ / "abs");
+  auto sb = make();
+  ASSERT_TRUE(sb);
+  ASSERT_TRUE(sb->read("/small.txt").ok());  // pins the root, warms the caches
+
+  auto small = sb->read_now("/small.txt");
+  if (GetParam() == ResolverKind::walk) {
+    EXPECT_FALSE(small.has_value()) << "the walk resolver cannot promise not to block";
+    return;
+  }
+  ASSERT_TRUE(small.has_value());
+  ASSERT_TRUE(small->ok());
+  EXPECT_EQ(msb_test::to_string(small->value()), "small");
+
+  // Left to the blocking path: too big, empty (procfs-like), not regular, refused.
+  EXPECT_FALSE(sb->read_now("/big.bin").has_value());
+  EXPECT_FALSE(sb->read_now("/empty.txt").has_value());
+  EXPECT_FALSE(sb->read_now("/fifo").has_value());
+  EXPECT_FALSE(sb->read_now("/abs").has_value());
+  EXPECT_EQ(code_of(sb->read("/abs")), Errc::symlink_escape);
+
+  // Malformed paths are answered at once, with the same error.
+  auto bad = sb->read_now("relative");
+  ASSERT_TRUE(bad.has_value());
+  EXPECT_EQ(code_of(*bad), Errc::invalid_path);
+
+  auto st = sb->stat_now("/small.txt");
+  ASSERT_TRUE(st.has_value());
+  ASSERT_TRUE(st->ok());
+  auto st_blocking = sb->stat("/small.txt");
+  ASSERT_TRUE(st_blocking.ok());
+  EXPECT_EQ(st->value().size, st_blocking.value().size);
+  EXPECT_EQ(st->value().modified_ms, st_blocking.value().modified_ms);
+
+  auto yes = sb->exists_now("/small.txt");
+  ASSERT_TRUE(yes.has_value());
+  EXPECT_TRUE(yes->value());
+  ASSERT_TRUE(sb->exists("/missing").ok());  // leaves a negative dentry behind
+  auto no = sb->exists_now("/missing");
+  if (no.has_value()) {
+    EXPECT_FALSE(no->value());
+  }
+}
+
+TEST_P(InlineTest, NothingIsAnsweredBeforeTheMountIsPinned) {
+  write_host(root_ / "small.txt", "small");
+  auto sb = make();
+  ASSERT_TRUE(sb);
+  EXPECT_FALSE(sb->read_now("/small.txt").has_value());
+  EXPECT_FALSE(sb->exists_now("/small.txt").has_value());
+}
+
+INSTANTIATE_TEST_SUITE_P(Resolvers, InlineTest, msb_test::each_resolver());

@@ -1,0 +1,202 @@
+#include "launcher/exec_policy.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "launcher/namespace_layer.h"
+#include "launcher/seccomp_filter.h"
+
+namespace msb {
+namespace {
+
+constexpr const char* kMinimal = R"({"argv":["ls","-l"],"cwd":"/work"})";
+
+TEST(ExecPolicy, ParsesEveryField) {
+  auto policy = parse_exec_policy(R"({
+    "argv": ["sh", "-c", "echo \"hi\""],
+    "env": ["PATH=/usr/bin", "EMPTY="],
+    "cwd": "/srv/project",
+    "paths": [{"path": "/usr", "access": "read"},
+              {"path": "/srv/project", "access": "write", "id": "2049:131073"},
+              {"path": "/srv/project/keep", "access": "writeKeep"},
+              {"path": "/srv/project/vendor", "access": "protect"},
+              {"path": "/dev/null", "access": "device"}],
+    "network": true,
+    "namespaces": "require",
+    "allowWeaker": true
+  })");
+  ASSERT_TRUE(policy.ok());
+  const ExecPolicy& p = policy.value();
+  EXPECT_EQ(p.argv.size(), 3u);
+  EXPECT_EQ(p.argv[2], "echo \"hi\"");
+  EXPECT_EQ(p.env[1], "EMPTY=");
+  EXPECT_EQ(p.cwd, "/srv/project");
+  ASSERT_EQ(p.paths.size(), 5u);
+  EXPECT_EQ(p.paths[1].access, PathAccess::write);
+  ASSERT_TRUE(p.paths[1].id.has_value());
+  EXPECT_EQ(p.paths[1].id->dev, 2049u);
+  EXPECT_EQ(p.paths[1].id->ino, 131073u);
+  EXPECT_FALSE(p.paths[0].id.has_value());
+  EXPECT_EQ(p.paths[2].access, PathAccess::write_keep);
+  EXPECT_EQ(p.paths[3].access, PathAccess::protect);
+  EXPECT_EQ(p.paths[4].access, PathAccess::device);
+  EXPECT_TRUE(p.network);
+  EXPECT_EQ(p.namespaces, NamespaceMode::require);
+  EXPECT_TRUE(p.allow_weaker);
+}
+
+TEST(ExecPolicy, ParsesWhereTheCommandSeesEachPathAndItsLimits) {
+  auto policy = parse_exec_policy(R"({
+    "argv": ["pwd"],
+    "cwd": "/workspace/src",
+    "hostCwd": "/srv/project/src",
+    "cwdId": "2049:77",
+    "paths": [{"path": "/srv/project", "access": "write", "target": "/workspace"},
+              {"path": "/srv/project/.git", "access": "pin"}],
+    "limits": {"processes": 512, "memoryBytes": 1073741824, "cpuSeconds": 60}
+  })");
+  ASSERT_TRUE(policy.ok());
+  const ExecPolicy& p = policy.value();
+  EXPECT_EQ(p.cwd, "/workspace/src");
+  EXPECT_EQ(p.host_cwd, "/srv/project/src");
+  ASSERT_TRUE(p.cwd_id.has_value());
+  EXPECT_EQ(p.cwd_id->ino, 77u);
+  EXPECT_EQ(p.paths[0].target, "/workspace");
+  EXPECT_EQ(p.paths[1].access, PathAccess::pin);
+  EXPECT_TRUE(p.paths[1].target.empty());
+  EXPECT_EQ(p.limits.processes, 512u);
+  EXPECT_EQ(p.limits.memory_bytes, 1073741824u);
+  EXPECT_EQ(p.limits.cpu_seconds, 60u);
+  // Without hostCwd, the host directory is the same path (a launch without the built root).
+  EXPECT_EQ(parse_exec_policy(kMinimal).value().host_cwd, "/work");
+  EXPECT_EQ(parse_exec_policy(kMinimal).value().limits.processes, 0u);
+}
+
+TEST(ExecPolicy, DefaultsAreTheStrictOnes) {
+  auto policy = parse_exec_policy(kMinimal);
+  ASSERT_TRUE(policy.ok());
+  EXPECT_FALSE(policy.value().network);
+  EXPECT_FALSE(policy.value().allow_weaker);
+  EXPECT_EQ(policy.value().namespaces, NamespaceMode::prefer);
+}
+
+TEST(ExecPolicy, RefusesMalformedPolicies) {
+  const char* bad[] = {
+      "",
+      "[]",
+      R"({"argv":["ls"]})",                                 // no cwd
+      R"({"cwd":"/"})",                                     // no argv
+      R"({"argv":[],"cwd":"/"})",                           // empty argv
+      R"({"argv":[""],"cwd":"/"})",                         // empty program
+      R"({"argv":["ls"],"cwd":"relative"})",                // relative cwd
+      R"({"argv":["l\u0000s"],"cwd":"/"})",                 // NUL in a string
+      R"({"argv":["ls"],"cwd":"/","cwd":"/tmp"})",          // duplicate key
+      R"({"argv":["ls"],"cwd":"/","shell":true})",          // unknown key
+      R"({"argv":["ls"],"cwd":"/","env":["NOEQUALS"]})",    // env entry without '='
+      R"({"argv":["ls"],"cwd":"/","env":["=x"]})",          // env entry without a name
+      R"({"argv":["ls"],"cwd":"/","network":"yes"})",       // not a boolean
+      R"({"argv":["ls"],"cwd":"/","namespaces":"maybe"})",  // unknown mode
+      R"({"argv":["ls"],"cwd":"/","paths":[{"path":"usr","access":"read"}]})",
+      R"({"argv":["ls"],"cwd":"/","paths":[{"path":"/usr","access":"all"}]})",
+      R"({"argv":["ls"],"cwd":"/","paths":[{"path":"/usr"}]})",
+      R"({"argv":["ls"],"cwd":"/","paths":[{"path":"/usr","access":"read","id":"1"}]})",
+      R"({"argv":["ls"],"cwd":"/","paths":[{"path":"/usr","access":"read","id":"1:x"}]})",
+      R"({"argv":["ls"],"cwd":"/","paths":[{"path":"/usr","access":"read","mode":1}]})",
+      R"({"argv":["ls"],"cwd":"/"} {})",  // trailing content
+      R"({"argv":["ls"],"cwd":"/","paths":[{"path":"/usr","access":"read","target":"usr"}]})",
+      R"({"argv":["ls"],"cwd":"/","hostCwd":"rel"})",
+      R"({"argv":["ls"],"cwd":"/","cwdId":"12"})",
+      R"({"argv":["ls"],"cwd":"/","limits":{"processes":-1}})",
+      R"({"argv":["ls"],"cwd":"/","limits":{"processes":1.5}})",
+      R"({"argv":["ls"],"cwd":"/","limits":{"threads":5}})",
+      R"({"argv":["ls"],"cwd":"/","limits":[]})",
+  };
+  for (const char* json : bad) {
+    auto policy = parse_exec_policy(json);
+    EXPECT_FALSE(policy.ok()) << json;
+    if (!policy.ok()) {
+      EXPECT_EQ(policy.error().code, Errc::invalid_config) << json;
+    }
+  }
+}
+
+TEST(ExecPolicy, PathIsWithinComparesWholeComponents) {
+  EXPECT_TRUE(path_is_within("/a/b", "/a"));
+  EXPECT_TRUE(path_is_within("/a", "/a"));
+  EXPECT_TRUE(path_is_within("/anything", "/"));
+  EXPECT_FALSE(path_is_within("/ab", "/a"));
+  EXPECT_FALSE(path_is_within("/a", "/a/b"));
+}
+
+ExecPolicy with_paths(std::vector<ExecPath> paths) {
+  ExecPolicy policy;
+  policy.argv = {"true"};
+  policy.cwd = "/";
+  policy.paths = std::move(paths);
+  return policy;
+}
+
+TEST(ExecPolicy, TheSameDirectoryTwiceGetsTheMoreRestrictiveAccess) {
+  ExecPolicy policy = with_paths({{"/s", PathAccess::write, {}, {}, {}},
+                                  {"/s", PathAccess::read, {}, {}, {}},
+                                  {"/k", PathAccess::write, {}, {}, {}},
+                                  {"/k", PathAccess::write_keep, {}, {}, {}},
+                                  {"/h", PathAccess::protect, {}, {}, {}},
+                                  {"/h", PathAccess::write, {}, {}, {}},
+                                  {"/p", PathAccess::protect, {}, {}, {}},
+                                  {"/p", PathAccess::protect, {}, {}, {}}});
+  merge_duplicate_paths(policy, false);
+  ASSERT_EQ(policy.paths.size(), 4u);
+  EXPECT_EQ(policy.paths[0].access, PathAccess::read);
+  EXPECT_EQ(policy.paths[1].access, PathAccess::write_keep);
+  EXPECT_EQ(policy.paths[2].access, PathAccess::read);
+  EXPECT_EQ(policy.paths[3].access, PathAccess::protect);
+}
+
+TEST(ExecPolicy, InABuiltRootEachTargetStaysButReadOnlyStillWins) {
+  ExecPolicy policy = with_paths({{"/s", PathAccess::write, {}, "/workspace/a", {}},
+                                  {"/s", PathAccess::read, {}, "/workspace/b", {}},
+                                  {"/s", PathAccess::write, {}, "/workspace/a", {}}});
+  merge_duplicate_paths(policy, true);
+  ASSERT_EQ(policy.paths.size(), 2u);
+  EXPECT_EQ(policy.paths[0].target, "/workspace/a");
+  EXPECT_EQ(policy.paths[0].access, PathAccess::read);
+  EXPECT_EQ(policy.paths[1].target, "/workspace/b");
+  EXPECT_EQ(policy.paths[1].access, PathAccess::read);
+}
+
+TEST(NamespaceLayer, NeededOnlyWhereLandlockCannotKeepAPathReadOnly) {
+  // Landlock rights add up along the hierarchy: a read-only source inside a writable one.
+  EXPECT_TRUE(needs_read_only_binds(with_paths(
+      {{"/p", PathAccess::write, {}, {}, {}}, {"/p/ro", PathAccess::read, {}, {}, {}}})));
+  EXPECT_TRUE(needs_read_only_binds(with_paths(
+      {{"/p", PathAccess::write, {}, {}, {}}, {"/p/h", PathAccess::protect, {}, {}, {}}})));
+  EXPECT_TRUE(needs_read_only_binds(with_paths(
+      {{"/p", PathAccess::write, {}, {}, {}}, {"/p/k", PathAccess::write_keep, {}, {}, {}}})));
+  EXPECT_FALSE(needs_read_only_binds(
+      with_paths({{"/p", PathAccess::write, {}, {}, {}}, {"/q", PathAccess::read, {}, {}, {}}})));
+  EXPECT_FALSE(needs_read_only_binds(
+      with_paths({{"/p", PathAccess::read, {}, {}, {}}, {"/p/w", PathAccess::write, {}, {}, {}}})));
+  EXPECT_FALSE(needs_read_only_binds(
+      with_paths({{"/p", PathAccess::write, {}, {}, {}}, {"/px", PathAccess::read, {}, {}, {}}})));
+  EXPECT_FALSE(needs_read_only_binds(with_paths(
+      {{"/p", PathAccess::write, {}, {}, {}}, {"/p/null", PathAccess::device, {}, {}, {}}})));
+}
+
+TEST(SeccompFilter, AssemblesForThisArchitecture) {
+  // Empty would mean an unresolved or backward jump; the launcher would then refuse to run.
+  for (bool network : {false, true}) {
+    std::vector<sock_filter> program = seccomp_program(network);
+#if defined(__x86_64__) || defined(__aarch64__)
+    ASSERT_FALSE(program.empty());
+    EXPECT_LT(program.size(), 128u);
+#else
+    EXPECT_TRUE(program.empty());
+#endif
+  }
+  EXPECT_GT(seccomp_program(false).size(), seccomp_program(true).size());
+}
+
+}  // namespace
+}  // namespace msb
