@@ -10,7 +10,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { spawnSync } = require('child_process');
-const { makeTempDir, removeDir } = require('./helpers');
+const { tempDirEach } = require('./helpers');
 
 const ROOT = path.join(__dirname, '..');
 const BIN = path.join(ROOT, 'bin', 'mount-sandbox.js');
@@ -20,10 +20,9 @@ const BUILT_LAUNCHER = path.join(ROOT, 'build', 'Release', 'msb-launch');
 jest.setTimeout(60000);
 
 let base;
-beforeEach(() => {
-  base = makeTempDir('msb-apparmor-');
+tempDirEach('msb-apparmor-', (dir) => {
+  base = dir;
 });
-afterEach(() => removeDir(base));
 
 // A directory standing in for / as far as the restriction goes: its sysctl reads `value`.
 function hostRoot(value, profile) {

@@ -4,15 +4,14 @@
 const fs = require('fs');
 const path = require('path');
 const { spawnSync } = require('child_process');
-const { makeTempDir, removeDir, write } = require('./helpers');
+const { tempDirEach, write } = require('./helpers');
 
 const BIN = path.join(__dirname, '..', 'bin', 'mount-sandbox.js');
 
 let base;
-beforeEach(() => {
-  base = makeTempDir('msb-cli-');
+tempDirEach('msb-cli-', (dir) => {
+  base = dir;
 });
-afterEach(() => removeDir(base));
 
 function run(args, { cwd = base } = {}) {
   const result = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', timeout: 20000 });

@@ -18,13 +18,12 @@ const {
   OutsideSandboxError,
   OperationBlockedError,
 } = require('../lib');
-const { RESOLVERS, makeTempDir, removeDir, write } = require('./helpers');
+const { RESOLVERS, tempDirEach, textBefore, write } = require('./helpers');
 
 let base;
-beforeEach(() => {
-  base = makeTempDir('msb-config-');
+tempDirEach('msb-config-', (dir) => {
+  base = dir;
 });
-afterEach(() => removeDir(base));
 
 // The error a parse throws (failing the test when it does not throw).
 function parseError(text, format, file = path.join(base, `golem-forge.config.${format}`)) {
@@ -554,12 +553,7 @@ describe.each(RESOLVERS)('sandboxes from config files (%s resolver)', (resolver)
 // key is written (its quote, in JSON). `at(text, needle, n)` is the place of the n-th
 // occurrence of needle, so each expectation names what it points at.
 function at(text, needle, n = 1) {
-  let index = -1;
-  for (let i = 0; i < n; i++) {
-    index = text.indexOf(needle, index + 1);
-    if (index < 0) throw new Error(`test bug: ${JSON.stringify(needle)} occurs fewer than ${n} times`);
-  }
-  const before = text.slice(0, index);
+  const before = textBefore(text, needle, n);
   const line = before.split('\n').length;
   const column = Buffer.byteLength(before.slice(before.lastIndexOf('\n') + 1)) + 1;
   return { line, column };

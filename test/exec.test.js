@@ -22,7 +22,7 @@ const {
   ExecError,
 } = require('../lib');
 const { launcherPath } = require('../lib/launcher');
-const { makeTempDir, removeDir, snapshotTree, settleWithin, write } = require('./helpers');
+const { makeTempDir, makeTempLayout, removeDir, snapshotTree, settleWithin, write } = require('./helpers');
 
 const SECRET = 'TOP-SECRET-CONTENT';
 const PERL = '/usr/bin/perl';
@@ -207,12 +207,7 @@ let untouched; // snapshots of home, outside and ro, compared after every test
 let sandbox;
 
 beforeEach(() => {
-  base = makeTempDir('msb-exec-');
-  root = path.join(base, 'root');
-  home = path.join(base, 'home');
-  outside = path.join(base, 'outside');
-  ro = path.join(base, 'ro');
-  data = path.join(base, 'data');
+  ({ base, root, home, outside, ro, data } = makeTempLayout(['root', 'home', 'outside', 'ro', 'data'], 'msb-exec-'));
   write(path.join(root, 'inside.txt'), 'inside');
   write(path.join(home, '.ssh', 'id_rsa'), SECRET);
   write(path.join(home, 'secret.txt'), SECRET);

@@ -21,7 +21,7 @@ const {
   OperationBlockedError,
 } = require('../lib');
 const {
-  RESOLVERS, makeTempDir, removeDir, snapshotTree, settleWithin, releaseFifo, write,
+  RESOLVERS, makeTempLayout, removeDir, settleWithin, releaseFifo, write, expectNoPathUnder, expectRefusal,
 } = require('./helpers');
 
 const SECRET = 'TOP-SECRET-CONTENT';
@@ -49,11 +49,7 @@ describe.each(RESOLVERS)('file operations with the %s resolver', (resolver) => {
   let sandbox;
 
   beforeEach(() => {
-    base = makeTempDir('msb-ops-');
-    root = path.join(base, 'root');
-    other = path.join(base, 'other');
-    ro = path.join(base, 'ro');
-    outside = path.join(base, 'outside');
+    ({ base, root, other, ro, outside } = makeTempLayout(['root', 'other', 'ro', 'outside'], 'msb-ops-'));
     write(path.join(root, 'inside.txt'), 'inside');
     fs.mkdirSync(path.join(root, 'dir'));
     write(path.join(other, 'o.txt'), 'other');
@@ -77,27 +73,8 @@ describe.each(RESOLVERS)('file operations with the %s resolver', (resolver) => {
     removeDir(base);
   });
 
-  function expectNoHostPath(err) {
-    const own = JSON.stringify(Object.fromEntries(Object.entries(err)));
-    for (const text of [err.message, err.toLLMMessage(), err.stack, own]) {
-      expect(text).not.toContain(base);
-    }
-  }
-
-  async function refuses(fn, ErrorClass) {
-    const before = snapshotTree(base);
-    let err;
-    try {
-      await fn();
-    } catch (e) {
-      err = e;
-    }
-    expect(err).toBeInstanceOf(ErrorClass);
-    expect(err).toBeInstanceOf(SandboxError);
-    expectNoHostPath(err);
-    expect(snapshotTree(base)).toEqual(before);
-    return err;
-  }
+  const expectNoHostPath = (err) => expectNoPathUnder(err, base);
+  const refuses = (fn, ErrorClass) => expectRefusal(base, fn, ErrorClass);
 
   const host = (...parts) => path.join(base, ...parts);
   const hostText = (...parts) => fs.readFileSync(host(...parts), 'utf8');

@@ -3,13 +3,47 @@
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { openat2Supported } = require('../lib');
+const { openat2Supported, SandboxError } = require('../lib');
 
 // Both resolvers run every security test; openat2 only where the kernel has it.
 const RESOLVERS = openat2Supported() ? ['openat2', 'walk'] : ['walk'];
 
 function makeTempDir(prefix = 'msb-test-') {
   return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+}
+
+// A fresh temp dir as `base`, and beside it the path of each named entry in it (not created):
+// makeTempLayout(['root', 'outside']) is { base, root: `${base}/root`, outside: `${base}/outside` }.
+function makeTempLayout(names, prefix) {
+  const base = makeTempDir(prefix);
+  return Object.fromEntries([['base', base], ...names.map((name) => [name, path.join(base, name)])]);
+}
+
+// A fresh temp dir for every test in the enclosing block, handed to `use`, removed after the test.
+function tempDirEach(prefix, use) {
+  let dir;
+  beforeEach(() => {
+    dir = makeTempDir(prefix);
+    use(dir);
+  });
+  afterEach(() => removeDir(dir));
+}
+
+// For every test in the enclosing block: a fresh temp layout with `root` and `outside`, filled by
+// `seed(layout)`; after the test, the check that nothing under `outside` changed (contents
+// included), then the removal of it all.
+function outsideUntouchedEach(seed, prefix) {
+  let layout;
+  let outsideBefore;
+  beforeEach(() => {
+    layout = makeTempLayout(['root', 'outside'], prefix);
+    seed(layout);
+    outsideBefore = snapshotTree(layout.outside);
+  });
+  afterEach(() => {
+    expect(snapshotTree(layout.outside)).toEqual(outsideBefore);
+    removeDir(layout.base);
+  });
 }
 
 function removeDir(dir) {
@@ -56,9 +90,60 @@ function releaseFifo(file) {
   }
 }
 
+// The text before the n-th occurrence of `needle`, for placing an expected error by what it points
+// at rather than by counted lines and columns.
+function textBefore(text, needle, n = 1) {
+  let index = -1;
+  for (let i = 0; i < n; i++) {
+    index = text.indexOf(needle, index + 1);
+    if (index < 0) throw new Error(`test bug: ${JSON.stringify(needle)} occurs fewer than ${n} times`);
+  }
+  return text.slice(0, index);
+}
+
 function write(file, content = '') {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, content);
 }
 
-module.exports = { RESOLVERS, makeTempDir, removeDir, snapshotTree, settleWithin, releaseFifo, write };
+// Fails when `err` names anything under `dir` in its message, LLM message, stack or own fields.
+function expectNoPathUnder(err, dir) {
+  const own = JSON.stringify(Object.fromEntries(Object.entries(err)));
+  for (const text of [err.message, err.toLLMMessage(), err.stack, own]) {
+    expect(text).not.toContain(dir);
+  }
+}
+
+// Runs `fn`, expects it to fail with ErrorClass (a SandboxError) that names no path under `dir`,
+// and checks that nothing under `dir` changed. `settle: { ms, what }` fails a call that does not
+// settle in time (a FIFO may be among the paths); `contents: false` as for snapshotTree.
+async function expectRefusal(dir, fn, ErrorClass, { contents = true, settle } = {}) {
+  const before = snapshotTree(dir, { contents });
+  let err;
+  try {
+    await (settle ? settleWithin(fn(), settle.ms, settle.what) : fn());
+  } catch (e) {
+    err = e;
+  }
+  expect(err).toBeInstanceOf(ErrorClass);
+  expect(err).toBeInstanceOf(SandboxError);
+  expectNoPathUnder(err, dir);
+  expect(snapshotTree(dir, { contents })).toEqual(before);
+  return err;
+}
+
+module.exports = {
+  RESOLVERS,
+  makeTempDir,
+  makeTempLayout,
+  tempDirEach,
+  outsideUntouchedEach,
+  removeDir,
+  snapshotTree,
+  settleWithin,
+  releaseFifo,
+  textBefore,
+  write,
+  expectNoPathUnder,
+  expectRefusal,
+};

@@ -7,7 +7,7 @@ const fs = require('fs');
 const path = require('path');
 const { fork } = require('child_process');
 const { createMountSandbox, isSandboxError } = require('../lib');
-const { RESOLVERS, makeTempDir, removeDir, snapshotTree, write } = require('./helpers');
+const { RESOLVERS, makeTempLayout, removeDir, snapshotTree, write } = require('./helpers');
 
 const SECRET = 'TOP-SECRET-CONTENT';
 const ROUNDS = Number(process.env.MSB_RACE_ROUNDS || 1500);
@@ -19,9 +19,7 @@ describe.each(RESOLVERS)('races with the %s resolver', (resolver) => {
   let flipper;
 
   beforeEach(async () => {
-    base = makeTempDir();
-    root = path.join(base, 'root');
-    outside = path.join(base, 'outside');
+    ({ base, root, outside } = makeTempLayout(['root', 'outside']));
     write(path.join(root, 'file.txt'), 'harmless');
     fs.mkdirSync(path.join(root, 'dir'));
     fs.mkdirSync(path.join(root, 'rel'));

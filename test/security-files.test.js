@@ -8,7 +8,7 @@ const os = require('os');
 const path = require('path');
 const { spawn, spawnSync, execFileSync } = require('child_process');
 const { createMountSandbox, isSandboxError, NotRegularFileError } = require('../lib');
-const { RESOLVERS, makeTempDir, removeDir, snapshotTree, write } = require('./helpers');
+const { RESOLVERS, makeTempDir, makeTempLayout, removeDir, snapshotTree, write } = require('./helpers');
 
 const LIB = JSON.stringify(path.join(__dirname, '..', 'lib'));
 
@@ -21,6 +21,13 @@ function wchanOf(pid) {
   } catch {
     return '';
   }
+}
+
+// A FIFO at /pipe.txt in `root`, and a sandbox over `root`: what the FIFO suites start from.
+function sandboxWithFifo(root, resolver) {
+  const fifo = path.join(root, 'pipe.txt');
+  execFileSync('mkfifo', [fifo]);
+  return { fifo, sandbox: createMountSandbox({ root, resolver }) };
 }
 
 // A writer blocked in open(2) on `fifo` until a reader appears.
@@ -49,12 +56,9 @@ describe.each(RESOLVERS)('FIFOs are refused without being opened (%s resolver)',
   let sandbox;
 
   beforeEach(() => {
-    base = makeTempDir();
-    root = path.join(base, 'root');
+    ({ base, root } = makeTempLayout(['root']));
     write(path.join(root, 'file.txt'), 'x');
-    fifo = path.join(root, 'pipe.txt');
-    execFileSync('mkfifo', [fifo]);
-    sandbox = createMountSandbox({ root, resolver });
+    ({ fifo, sandbox } = sandboxWithFifo(root, resolver));
   });
 
   afterEach(() => removeDir(base));
@@ -192,12 +196,9 @@ describe.each(RESOLVERS)('directory operations never open a FIFO (%s resolver)',
   let sandbox;
 
   beforeEach(() => {
-    base = makeTempDir();
-    root = path.join(base, 'root');
+    ({ base, root } = makeTempLayout(['root']));
     fs.mkdirSync(root);
-    fifo = path.join(root, 'pipe.txt');
-    execFileSync('mkfifo', [fifo]);
-    sandbox = createMountSandbox({ root, resolver });
+    ({ fifo, sandbox } = sandboxWithFifo(root, resolver));
   });
 
   afterEach(() => removeDir(base));

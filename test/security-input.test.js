@@ -22,7 +22,7 @@ const {
   SandboxError,
   isSandboxError,
 } = require('../lib');
-const { RESOLVERS, makeTempDir, removeDir, snapshotTree, write } = require('./helpers');
+const { RESOLVERS, outsideUntouchedEach, write } = require('./helpers');
 
 const SECRET = 'OUTSIDE-PRIVATE-KEY';
 
@@ -96,25 +96,16 @@ describe.each(RESOLVERS)('caller input with the %s resolver', (resolver) => {
   let base;
   let root;
   let outside;
-  let outsideBefore;
 
-  beforeEach(() => {
-    base = makeTempDir('msb-input-');
-    root = path.join(base, 'root');
-    outside = path.join(base, 'outside');
+  outsideUntouchedEach((layout) => {
+    ({ base, root, outside } = layout);
     write(path.join(root, 'a.txt'), 'alpha-content');
     write(path.join(root, 'b.txt'), 'beta');
     write(path.join(root, 'c.txt'), 'gamma');
     write(path.join(root, 'secrets', 'key.txt'), 'parent-only');
     write(path.join(root, 'src', 'main.ts'), 'main');
     write(path.join(outside, 'id_rsa'), SECRET);
-    outsideBefore = snapshotTree(outside);
-  });
-
-  afterEach(() => {
-    expect(snapshotTree(outside)).toEqual(outsideBefore);
-    removeDir(base);
-  });
+  }, 'msb-input-');
 
   function expectNoHostPath(err) {
     expect(err.message).not.toContain(base);

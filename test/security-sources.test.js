@@ -17,7 +17,7 @@ const {
   NotDirectoryError,
   SymlinkError,
 } = require('../lib');
-const { RESOLVERS, makeTempDir, removeDir, snapshotTree, write } = require('./helpers');
+const { RESOLVERS, outsideUntouchedEach, write } = require('./helpers');
 
 const SECRET = 'OUTSIDE-PRIVATE-KEY';
 
@@ -25,21 +25,12 @@ describe.each(RESOLVERS)('planted sources and subtrees with the %s resolver', (r
   let base;
   let root;
   let outside;
-  let outsideBefore;
 
-  beforeEach(() => {
-    base = makeTempDir();
-    root = path.join(base, 'root');
-    outside = path.join(base, 'outside');
+  outsideUntouchedEach((layout) => {
+    ({ base, root, outside } = layout);
     write(path.join(root, 'inside.txt'), 'inside');
     write(path.join(root, 'secrets', 'key.txt'), 'parent-only');
     write(path.join(outside, 'id_rsa'), SECRET);
-    outsideBefore = snapshotTree(outside);
-  });
-
-  afterEach(() => {
-    expect(snapshotTree(outside)).toEqual(outsideBefore);
-    removeDir(base);
   });
 
   async function refusal(promise) {

@@ -20,13 +20,12 @@ const {
   OutsideSandboxError,
   OperationBlockedError,
 } = require('../lib');
-const { RESOLVERS, makeTempDir, removeDir, write } = require('./helpers');
+const { RESOLVERS, tempDirEach, textBefore, write } = require('./helpers');
 
 let base;
-beforeEach(() => {
-  base = makeTempDir('msb-workers-');
+tempDirEach('msb-workers-', (dir) => {
+  base = dir;
 });
-afterEach(() => removeDir(base));
 
 // Writes a .worker file with this frontmatter (lines) and loads it.
 async function workerFile(name, frontmatter) {
@@ -36,12 +35,7 @@ async function workerFile(name, frontmatter) {
 }
 
 function at(text, needle, n = 1) {
-  let index = -1;
-  for (let i = 0; i < n; i++) {
-    index = text.indexOf(needle, index + 1);
-    if (index < 0) throw new Error(`test bug: ${JSON.stringify(needle)} occurs fewer than ${n} times`);
-  }
-  const before = text.slice(0, index);
+  const before = textBefore(text, needle, n);
   return { line: before.split('\n').length, column: before.length - before.lastIndexOf('\n') };
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "fs/sandbox.h"
+#include "fs/sandbox_fixture.h"
 #include "test_util.h"
 
 namespace {
@@ -30,6 +31,7 @@ using msb::Sandbox;
 using msb::SandboxOptions;
 using msb_test::code_of;
 using msb_test::host_entry_exists;
+using msb_test::make_symlink;
 using msb_test::read_host;
 using msb_test::tree;
 using msb_test::write_host;
@@ -39,10 +41,6 @@ using Strings = std::vector<std::string>;
 
 constexpr ApprovalRule kBlockWrites{Approval::blocked, Approval::ask};
 constexpr ApprovalRule kBlockDeletes{Approval::ask, Approval::blocked};
-
-void make_symlink(const std::string& target, const fs::path& link) {
-  ASSERT_EQ(::symlink(target.c_str(), link.c_str()), 0) << link << ": " << std::strerror(errno);
-}
 
 std::string link_text(const fs::path& link) {
   char buf[4096];
@@ -90,26 +88,14 @@ std::size_t index_of(const msb::Result<T>& result) {
   return result.ok() ? Error::kNoIndex : result.error().index;
 }
 
-class FileOpsTest : public ::testing::TestWithParam<ResolverKind> {
+class FileOpsTest : public msb_test::ResolverSandboxTest {
  protected:
   void SetUp() override {
-    if (GetParam() == ResolverKind::openat2 && !msb::openat2_supported()) {
-      GTEST_SKIP() << "openat2 is not available here";
-    }
-    ASSERT_FALSE(tmp_.path().empty());
-    root_ = tmp_.path() / "root";
-    outside_ = tmp_.path() / "outside";
+    ResolverSandboxTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
     data_ = tmp_.path() / "data";
     ro_ = tmp_.path() / "ro";
-    for (const auto& dir : {root_, outside_, data_, ro_}) fs::create_directories(dir);
-    write_host(outside_ / "secret.txt", "secret");
-  }
-
-  SandboxOptions options() const {
-    SandboxOptions o;
-    o.root.source = root_.string();
-    o.resolver = GetParam();
-    return o;
+    for (const auto& dir : {data_, ro_}) fs::create_directories(dir);
   }
 
   // Root, a writable /data and a read-only /ro.
@@ -120,22 +106,11 @@ class FileOpsTest : public ::testing::TestWithParam<ResolverKind> {
     return o;
   }
 
-  std::shared_ptr<Sandbox> make(const SandboxOptions& o) {
-    auto sb = Sandbox::create(o);
-    EXPECT_TRUE(sb.ok()) << msb::errc_name(code_of(sb));
-    return sb.ok() ? sb.value() : nullptr;
-  }
-  std::shared_ptr<Sandbox> make() { return make(options()); }
-
-  msb_test::TempDir tmp_;
-  fs::path root_;
-  fs::path outside_;
   fs::path data_;
   fs::path ro_;
 };
 
-INSTANTIATE_TEST_SUITE_P(Resolvers, FileOpsTest,
-                         ::testing::Values(ResolverKind::openat2, ResolverKind::walk),
+INSTANTIATE_TEST_SUITE_P(Resolvers, FileOpsTest, msb_test::each_resolver(),
                          msb_test::resolver_name);
 
 // ---------------------------------------------------------------------------------------------
@@ -433,8 +408,7 @@ class FileOpsAcrossDevices : public FileOpsTest {
   fs::path other_;
 };
 
-INSTANTIATE_TEST_SUITE_P(Resolvers, FileOpsAcrossDevices,
-                         ::testing::Values(ResolverKind::openat2, ResolverKind::walk),
+INSTANTIATE_TEST_SUITE_P(Resolvers, FileOpsAcrossDevices, msb_test::each_resolver(),
                          msb_test::resolver_name);
 
 TEST_P(FileOpsAcrossDevices, MoveCopiesThenRemoves) {
@@ -682,8 +656,7 @@ class GlobOpsTest : public FileOpsTest {
   }
 };
 
-INSTANTIATE_TEST_SUITE_P(Resolvers, GlobOpsTest,
-                         ::testing::Values(ResolverKind::openat2, ResolverKind::walk),
+INSTANTIATE_TEST_SUITE_P(Resolvers, GlobOpsTest, msb_test::each_resolver(),
                          msb_test::resolver_name);
 
 TEST_P(GlobOpsTest, Patterns) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fs/sandbox.h"
+#include "fs/sandbox_fixture.h"
 #include "test_util.h"
 
 namespace {
@@ -26,25 +27,12 @@ using msb_test::write_host;
 namespace fs = std::filesystem;
 using Strings = std::vector<std::string>;
 
-class GlobWalkTest : public ::testing::TestWithParam<ResolverKind> {
+class GlobWalkTest : public msb_test::ResolverSandboxTest {
  protected:
-  void SetUp() override {
-    if (GetParam() == ResolverKind::openat2 && !msb::openat2_supported()) {
-      GTEST_SKIP() << "openat2 is not available here";
-    }
-    ASSERT_FALSE(tmp_.path().empty());
-    root_ = tmp_.path() / "root";
-    fs::create_directories(root_);
-  }
-
   std::shared_ptr<Sandbox> make(std::vector<msb::MountSpec> mounts = {}) {
-    SandboxOptions o;
-    o.root.source = root_.string();
-    o.resolver = GetParam();
+    SandboxOptions o = options();
     o.mounts = std::move(mounts);
-    auto sb = Sandbox::create(o);
-    EXPECT_TRUE(sb.ok()) << msb::errc_name(code_of(sb));
-    return sb.ok() ? sb.value() : nullptr;
+    return ResolverSandboxTest::make(o);
   }
 
   // Runs a task with the given budget per call; `calls` counts the calls it took.
@@ -56,13 +44,9 @@ class GlobWalkTest : public ::testing::TestWithParam<ResolverKind> {
     EXPECT_TRUE(r.ok()) << msb::errc_name(code_of(r));
     return r.ok() ? r.value() : GlobResult{};
   }
-
-  msb_test::TempDir tmp_;
-  fs::path root_;
 };
 
-INSTANTIATE_TEST_SUITE_P(Resolvers, GlobWalkTest,
-                         ::testing::Values(ResolverKind::openat2, ResolverKind::walk),
+INSTANTIATE_TEST_SUITE_P(Resolvers, GlobWalkTest, msb_test::each_resolver(),
                          msb_test::resolver_name);
 
 TEST_P(GlobWalkTest, PathsComeInByteOrderAndTruncateToAPrefix) {

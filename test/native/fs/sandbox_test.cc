@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fs/sandbox_fixture.h"
 #include "test_util.h"
 
 namespace {
@@ -23,6 +24,7 @@ using msb::Sandbox;
 using msb::SandboxOptions;
 using msb_test::code_of;
 using msb_test::host_entry_exists;
+using msb_test::make_symlink;
 using msb_test::read_host;
 using msb_test::tree;
 using msb_test::write_host;
@@ -40,47 +42,11 @@ std::string get(const Sandbox& sb, std::string_view path) {
   return msb_test::to_string(bytes.value());
 }
 
-void make_symlink(const std::string& target, const fs::path& link) {
-  ASSERT_EQ(::symlink(target.c_str(), link.c_str()), 0) << link << ": " << std::strerror(errno);
-}
-
 // Every test runs once per resolver: the kernel's openat2 and the userspace component walk must
 // agree on every answer.
-class SandboxTest : public ::testing::TestWithParam<ResolverKind> {
- protected:
-  void SetUp() override {
-    if (GetParam() == ResolverKind::openat2 && !msb::openat2_supported()) {
-      GTEST_SKIP() << "openat2 is not available here";
-    }
-    ASSERT_FALSE(tmp_.path().empty());
-    root_ = tmp_.path() / "root";
-    outside_ = tmp_.path() / "outside";
-    fs::create_directories(root_);
-    fs::create_directories(outside_);
-    write_host(outside_ / "secret.txt", "secret");
-  }
+class SandboxTest : public msb_test::ResolverSandboxTest {};
 
-  SandboxOptions options() const {
-    SandboxOptions o;
-    o.root.source = root_.string();
-    o.resolver = GetParam();
-    return o;
-  }
-
-  std::shared_ptr<Sandbox> make(const SandboxOptions& o) {
-    auto sb = Sandbox::create(o);
-    EXPECT_TRUE(sb.ok()) << msb::errc_name(code_of(sb));
-    return sb.ok() ? sb.value() : nullptr;
-  }
-  std::shared_ptr<Sandbox> make() { return make(options()); }
-
-  msb_test::TempDir tmp_;
-  fs::path root_;
-  fs::path outside_;
-};
-
-INSTANTIATE_TEST_SUITE_P(Resolvers, SandboxTest,
-                         ::testing::Values(ResolverKind::openat2, ResolverKind::walk),
+INSTANTIATE_TEST_SUITE_P(Resolvers, SandboxTest, msb_test::each_resolver(),
                          msb_test::resolver_name);
 
 // ---------------------------------------------------------------------------------------------
@@ -567,8 +533,7 @@ class ReadOnlySourceInsideRoot : public SandboxTest {
   Strings before_;
 };
 
-INSTANTIATE_TEST_SUITE_P(Resolvers, ReadOnlySourceInsideRoot,
-                         ::testing::Values(ResolverKind::openat2, ResolverKind::walk),
+INSTANTIATE_TEST_SUITE_P(Resolvers, ReadOnlySourceInsideRoot, msb_test::each_resolver(),
                          msb_test::resolver_name);
 
 TEST_P(ReadOnlySourceInsideRoot, ThroughTheRootPath) {
@@ -1000,5 +965,4 @@ TEST_P(InlineTest, NothingIsAnsweredBeforeTheMountIsPinned) {
   EXPECT_FALSE(sb->exists_now("/small.txt").has_value());
 }
 
-INSTANTIATE_TEST_SUITE_P(Resolvers, InlineTest,
-                         ::testing::Values(ResolverKind::openat2, ResolverKind::walk));
+INSTANTIATE_TEST_SUITE_P(Resolvers, InlineTest, msb_test::each_resolver());
