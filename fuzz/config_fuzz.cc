@@ -58,7 +58,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       msb::parse_program_config(text, "/fuzz/golem-forge.config.yaml", msb::ConfigFormat::yaml));
   check_config(
       msb::parse_program_config(text, "/fuzz/golem-forge.config.json", msb::ConfigFormat::json));
-  // Whatever simdjson accepts, the locator that places its errors must accept too.
+  // Whatever parse_json accepts, its parser checking syntax alone must accept too.
   if (std::holds_alternative<msb::ConfigNode>(msb::parse_json(text))) {
     require(!msb::json_syntax_error(text));
   }

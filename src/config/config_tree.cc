@@ -14,7 +14,6 @@
 #include <utility>
 
 #include "common/path.h"
-#include "simdjson.h"
 
 namespace msb {
 namespace {
@@ -415,167 +414,310 @@ Parsed<ConfigNode> run_yaml(std::string_view text) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// JSON syntax locator: a plain RFC 8259 checker, iterative so that depth costs no stack
+// JSON: one RFC 8259 parser that builds the located tree as it reads. A text that is not JSON is
+// refused at its first syntax error; only JSON gets its content judged (duplicate keys, depth,
+// NUL, numbers out of range), and the first such problem in document order is reported. It keeps
+// its own stack of open containers instead of recursing, so nesting costs no call stack.
 
-class JsonScanner {
+// from_chars calls both overflow and underflow out of range; only overflow is refused (a value
+// too small for a double is 0, as it is everywhere else), and only overflow has digits or an
+// exponent that put the number above 1.
+bool overflows(std::string_view number) noexcept {
+  if (!number.empty() && number.front() == '-') number.remove_prefix(1);
+  const std::size_t exp_at = std::min(number.find_first_of("eE"), number.size());
+  const std::string_view mantissa = number.substr(0, exp_at);
+  const std::size_t point = std::min(mantissa.find('.'), mantissa.size());
+  const std::string_view whole = mantissa.substr(0, point);
+  long long magnitude = 0;  // digits before the point, or minus zeros after it
+  const std::size_t whole_digit = whole.find_first_not_of('0');
+  if (whole_digit != std::string_view::npos) {
+    magnitude = static_cast<long long>(whole.size() - whole_digit);
+  } else if (point < mantissa.size()) {
+    const std::size_t fraction_digit = mantissa.find_first_not_of('0', point + 1);
+    magnitude = -static_cast<long long>(std::min(fraction_digit, mantissa.size()) - point - 1);
+  }
+  std::string_view exponent = number.substr(std::min(exp_at + 1, number.size()));
+  const bool negative = !exponent.empty() && exponent.front() == '-';
+  if (!exponent.empty() && (exponent.front() == '-' || exponent.front() == '+')) {
+    exponent.remove_prefix(1);
+  }
+  long long written = 0;
+  for (char c : exponent) written = std::min(written * 10 + (c - '0'), 1'000'000'000LL);
+  return magnitude + (negative ? -written : written) > 0;
+}
+
+bool in_double_range(std::string_view number) noexcept {
+  double value = 0;
+  const auto result = std::from_chars(number.data(), number.data() + number.size(), value);
+  return result.ec != std::errc::result_out_of_range || !overflows(number);
+}
+
+// Maps with fewer keys find duplicates by a scan, which beats hashing at config sizes.
+constexpr std::size_t kIndexedKeys = 8;
+
+class JsonParser {
  public:
-  explicit JsonScanner(std::string_view text) : text_(text) {}
+  // With `build` false it checks syntax alone: no tree, no depth bound, no checks of content.
+  // Building stops the same way at the first content error, which waits for the syntax verdict.
+  JsonParser(std::string_view text, bool build) : text_(text), build_(build) {}
 
-  // Offset and expectation of the first error; nullopt when the text is JSON.
-  std::optional<std::pair<std::size_t, const char*>> run();
+  std::optional<ConfigError> parse(ConfigNode& root);
 
  private:
-  enum class State : std::uint8_t { value, first_key, key, first_item, after_value };
-  using Failure = std::optional<std::pair<std::size_t, const char*>>;
+  struct Open {
+    ConfigNode* node;
+    std::string path;
+    // Keys already used, from kIndexedKeys on.
+    std::unordered_map<std::string, std::size_t> keys;
+  };
 
   bool at_end() const noexcept { return pos_ >= text_.size(); }
   char peek() const noexcept { return at_end() ? '\0' : text_[pos_]; }
-  Failure fail(const char* expected) const { return std::make_pair(pos_, expected); }
-  void skip_ws() noexcept {
-    while (!at_end() && (peek() == ' ' || peek() == '\t' || peek() == '\n' || peek() == '\r')) {
-      ++pos_;
-    }
+  void skip_ws() noexcept;
+  std::uint32_t column_of(std::size_t offset) const noexcept {
+    return to_u32(std::min(offset, text_.size()) - line_start_ + 1);
+  }
+  void place(std::uint32_t& line, std::uint32_t& column) const noexcept {
+    line = line_;
+    column = column_of(pos_);
+  }
+  bool fail_at(std::size_t offset, std::string path, std::string expected) {
+    error_ = ConfigError{line_, column_of(offset), std::move(path), std::move(expected)};
+    return false;
+  }
+  bool fail(const char* expected) { return fail_at(pos_, "", expected); }
+  bool refuse(ConfigError error) {
+    content_error_ = std::move(error);
+    build_ = false;
+    return true;
+  }
+  bool refuse_at(std::size_t offset, std::string path, std::string expected) {
+    return refuse(ConfigError{line_, column_of(offset), std::move(path), std::move(expected)});
   }
 
-  Failure step(State& state);
-  Failure value(State& state);
-  Failure key(State& state);
-  Failure after_value(State& state);
-  Failure scalar();
-  Failure string();
-  Failure escape();
-  Failure unicode_escape();
+  bool value();
+  bool open(bool is_map);
+  bool after_value();
+  void close();
+  bool next_item();
+  bool key();
+  bool check_key(Open& map, const ConfigEntry& entry);
+  bool scalar();
+  bool string(std::string& out);
+  bool escape(std::string& out);
+  bool unicode_escape(std::size_t backslash, std::string& out);
   bool hex4(unsigned& out) noexcept;
-  Failure number();
-  Failure digits();
+  bool number();
+  bool digits();
 
   std::string_view text_;
+  bool build_;
   std::size_t pos_ = 0;
-  std::vector<char> stack_;  // '{' or '['
-  bool done_ = false;
+  std::uint32_t line_ = 1;
+  std::size_t line_start_ = 0;
+  ConfigNode* target_ = nullptr;  // where the next value goes, while building
+  std::string target_path_;
+  bool expect_value_ = true;
+  std::string brackets_;                      // '{' or '[' for each container still open
+  std::vector<Open> open_;                    // the same containers, while building
+  std::string scratch_;                       // the string being read, unescaped
+  std::optional<ConfigError> error_;          // syntax
+  std::optional<ConfigError> content_error_;  // reported only when the syntax is sound
 };
 
-std::optional<std::pair<std::size_t, const char*>> JsonScanner::run() {
-  State state = State::value;
-  while (!done_) {
-    skip_ws();
-    if (Failure f = step(state)) return f;
+void JsonParser::skip_ws() noexcept {
+  for (; !at_end(); ++pos_) {
+    const char c = text_[pos_];
+    if (c == '\n') {
+      ++line_;
+      line_start_ = pos_ + 1;
+    } else if (c != ' ' && c != '\t' && c != '\r') {
+      return;
+    }
   }
-  return std::nullopt;
 }
 
-JsonScanner::Failure JsonScanner::step(State& state) {
-  switch (state) {
-    case State::value: return value(state);
-    case State::first_key:
-      if (peek() == '}') {
-        ++pos_;
-        stack_.pop_back();
-        state = State::after_value;
-        return std::nullopt;
-      }
-      return key(state);
-    case State::key: return key(state);
-    case State::first_item:
-      if (peek() == ']') {
-        ++pos_;
-        stack_.pop_back();
-        state = State::after_value;
-        return std::nullopt;
-      }
-      state = State::value;
-      return std::nullopt;
-    case State::after_value: return after_value(state);
+std::optional<ConfigError> JsonParser::parse(ConfigNode& root) {
+  target_ = &root;
+  while (expect_value_ || !brackets_.empty() || !at_end()) {
+    if (!(expect_value_ ? value() : after_value())) return error_;
   }
-  return fail("a value");
+  return content_error_;
 }
 
-JsonScanner::Failure JsonScanner::value(State& state) {
+// Reads a scalar whole into target_, or opens a container and moves target_ to its first item.
+bool JsonParser::value() {
+  skip_ws();
+  if (build_) place(target_->line, target_->column);
+  expect_value_ = false;
   const char c = peek();
-  if (c == '{' || c == '[') {
-    ++pos_;
-    stack_.push_back(c);
-    state = c == '{' ? State::first_key : State::first_item;
-    return std::nullopt;
-  }
-  state = State::after_value;
+  if (c == '{' || c == '[') return open(c == '{');
   return scalar();
 }
 
-JsonScanner::Failure JsonScanner::key(State& state) {
+bool JsonParser::open(bool is_map) {
+  if (build_ && brackets_.size() >= kMaxConfigDepth) {
+    refuse_at(pos_, target_path_, depth_message());
+  }
+  brackets_ += text_[pos_++];
+  if (build_) {
+    target_->kind = is_map ? NodeKind::map : NodeKind::sequence;
+    open_.push_back(Open{target_, std::move(target_path_), {}});
+  }
+  skip_ws();
+  if (peek() == (is_map ? '}' : ']')) {
+    close();
+    return true;
+  }
+  return is_map ? key() : next_item();
+}
+
+bool JsonParser::after_value() {
+  skip_ws();
+  if (brackets_.empty()) return at_end() || fail("the end of the document");
+  const bool is_map = brackets_.back() == '{';
+  if (peek() == ',') {
+    ++pos_;
+    return is_map ? key() : next_item();
+  }
+  if (peek() != (is_map ? '}' : ']')) return fail(is_map ? "',' or '}'" : "',' or ']'");
+  close();
+  return true;
+}
+
+void JsonParser::close() {
+  ++pos_;
+  brackets_.pop_back();
+  if (build_) open_.pop_back();
+}
+
+bool JsonParser::next_item() {
+  expect_value_ = true;
+  if (!build_) return true;
+  Open& list = open_.back();
+  target_path_ = key_path_item(list.path, list.node->items.size());
+  target_ = &list.node->items.emplace_back();
+  return true;
+}
+
+bool JsonParser::key() {
+  skip_ws();
   if (peek() != '"') return fail("a string key");
-  if (Failure f = string()) return f;
+  ConfigEntry entry;
+  place(entry.line, entry.column);
+  if (!string(scratch_)) return false;
   skip_ws();
   if (peek() != ':') return fail("':' after the key");
   ++pos_;
-  state = State::value;
-  return std::nullopt;
+  expect_value_ = true;
+  if (!build_) return true;
+  Open& map = open_.back();
+  entry.key = scratch_;
+  if (!check_key(map, entry)) return true;
+  target_path_ = key_path_child(map.path, entry.key);
+  if (map.node->entries.size() >= kIndexedKeys) {
+    map.keys.emplace(entry.key, map.node->entries.size());
+  }
+  target_ = &map.node->entries.emplace_back(std::move(entry)).value;
+  return true;
 }
 
-JsonScanner::Failure JsonScanner::after_value(State& state) {
-  if (stack_.empty()) {
-    if (!at_end()) return fail("the end of the document");
-    done_ = true;
-    return std::nullopt;
+// Errors about a key point at the key, on a line that may already be behind the parser.
+bool JsonParser::check_key(Open& map, const ConfigEntry& entry) {
+  std::vector<ConfigEntry>& entries = map.node->entries;
+  const auto at_key = [&](std::string path, std::string expected) {
+    return !refuse(ConfigError{entry.line, entry.column, std::move(path), std::move(expected)});
+  };
+  if (const char* problem = text_problem(entry.key)) return at_key(map.path, problem);
+  if (entries.size() == kIndexedKeys) {
+    for (std::size_t i = 0; i < entries.size(); ++i) map.keys.emplace(entries[i].key, i);
   }
-  const char open = stack_.back();
-  const char close = open == '{' ? '}' : ']';
-  if (peek() == ',') {
-    ++pos_;
-    state = open == '{' ? State::key : State::value;
-    return std::nullopt;
+  const ConfigEntry* first = nullptr;
+  if (entries.size() >= kIndexedKeys) {
+    if (auto it = map.keys.find(entry.key); it != map.keys.end()) first = &entries[it->second];
+  } else {
+    const auto it = std::find_if(entries.begin(), entries.end(),
+                                 [&](const ConfigEntry& e) { return e.key == entry.key; });
+    if (it != entries.end()) first = &*it;
   }
-  if (peek() != close) return fail(open == '{' ? "',' or '}'" : "',' or ']'");
-  ++pos_;
-  stack_.pop_back();
-  return std::nullopt;
+  if (first == nullptr) return true;
+  return at_key(key_path_child(map.path, entry.key), duplicate_key_message(*first));
 }
 
-JsonScanner::Failure JsonScanner::scalar() {
+bool JsonParser::scalar() {
   const char c = peek();
-  if (c == '"') return string();
+  const std::size_t start = pos_;
+  if (c == '"') {
+    if (!string(scratch_)) return false;
+    if (!build_) return true;
+    // The reader has checked UTF-8 already; an escape can still spell NUL.
+    if (const char* problem = text_problem(scratch_)) {
+      return refuse_at(start, target_path_, problem);
+    }
+    target_->kind = NodeKind::string;
+    target_->text = scratch_;
+    return true;
+  }
   if (c == '-' || is_dec(c)) return number();
   for (std::string_view word : {"true", "false", "null"}) {
-    if (text_.substr(pos_, word.size()) == word) {
-      pos_ += word.size();
-      return std::nullopt;
+    if (text_.substr(pos_, word.size()) != word) continue;
+    pos_ += word.size();
+    if (build_ && word != "null") {
+      target_->kind = NodeKind::boolean;
+      target_->boolean = word == "true";
+      target_->text = word;
     }
+    return true;
   }
   return fail("a value");
 }
 
-JsonScanner::Failure JsonScanner::string() {
+bool JsonParser::string(std::string& out) {
   const std::size_t open = pos_++;
+  out.clear();
   while (!at_end()) {
-    const char c = peek();
+    const std::size_t plain = pos_;
+    while (!at_end()) {
+      const auto c = static_cast<unsigned char>(text_[pos_]);
+      if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) break;
+      ++pos_;
+    }
+    out.append(text_.substr(plain, pos_ - plain));
+    if (at_end()) break;
+    const char c = text_[pos_];
     if (c == '"') {
       ++pos_;
-      return std::nullopt;
+      return true;
     }
     if (c == '\\') {
-      if (Failure f = escape()) return f;
+      if (!escape(out)) return false;
       continue;
     }
     if (static_cast<unsigned char>(c) < 0x20) return fail("no control characters in a string");
     const std::size_t len = utf8_length_at(text_, pos_);
     if (len == 0) return fail("well-formed UTF-8");
+    out.append(text_.substr(pos_, len));
     pos_ += len;
   }
-  return std::make_pair(open, "a closing quote for this string");
+  return fail_at(open, "", "a closing quote for this string");
 }
 
-JsonScanner::Failure JsonScanner::escape() {
+bool JsonParser::escape(std::string& out) {
   const std::size_t backslash = pos_++;
   const char c = peek();
-  if (c == 'u') return unicode_escape();
-  if (std::string_view("\"\\/bfnrt").find(c) == std::string_view::npos || at_end()) {
-    return std::make_pair(backslash, "a valid escape sequence");
+  if (c == 'u') return unicode_escape(backslash, out);
+  constexpr std::string_view kEscaped = "\"\\/bfnrt";
+  constexpr std::string_view kMeaning = "\"\\/\b\f\n\r\t";
+  const std::size_t which = kEscaped.find(c);
+  if (at_end() || which == std::string_view::npos) {
+    return fail_at(backslash, "", "a valid escape sequence");
   }
+  out += kMeaning[which];
   ++pos_;
-  return std::nullopt;
+  return true;
 }
 
-bool JsonScanner::hex4(unsigned& out) noexcept {
+bool JsonParser::hex4(unsigned& out) noexcept {
   if (text_.size() - pos_ < 4) return false;
   out = 0;
   for (int i = 0; i < 4; ++i) {
@@ -586,288 +728,69 @@ bool JsonScanner::hex4(unsigned& out) noexcept {
   return true;
 }
 
-// After "\u": four hex digits, and surrogates only as a high-low pair (as simdjson requires).
-JsonScanner::Failure JsonScanner::unicode_escape() {
-  const std::size_t start = pos_ - 1;
-  const auto bad = std::make_pair(start, "a valid \\u escape");
+void append_utf8(std::string& out, unsigned code_point) {
+  const auto byte = [&](unsigned bits) { out += static_cast<char>(bits); };
+  if (code_point < 0x80) return byte(code_point);
+  if (code_point < 0x800) {
+    byte(0xC0 | (code_point >> 6));
+  } else if (code_point < 0x10000) {
+    byte(0xE0 | (code_point >> 12));
+    byte(0x80 | ((code_point >> 6) & 0x3F));
+  } else {
+    byte(0xF0 | (code_point >> 18));
+    byte(0x80 | ((code_point >> 12) & 0x3F));
+    byte(0x80 | ((code_point >> 6) & 0x3F));
+  }
+  byte(0x80 | (code_point & 0x3F));
+}
+
+// After "\u": four hex digits, and surrogates only as a high-low pair, which is one code point.
+bool JsonParser::unicode_escape(std::size_t backslash, std::string& out) {
   ++pos_;
   unsigned unit = 0;
-  if (!hex4(unit)) return bad;
-  if (unit >= 0xDC00 && unit <= 0xDFFF) return bad;
-  if (unit < 0xD800 || unit > 0xDBFF) return std::nullopt;
-  if (text_.substr(pos_, 2) != "\\u") return bad;
+  const auto bad = [&] { return fail_at(backslash, "", "a valid \\u escape"); };
+  if (!hex4(unit) || (unit >= 0xDC00 && unit <= 0xDFFF)) return bad();
+  if (unit < 0xD800 || unit > 0xDBFF) {
+    append_utf8(out, unit);
+    return true;
+  }
+  unsigned low = 0;
+  if (text_.substr(pos_, 2) != "\\u") return bad();
   pos_ += 2;
-  if (!hex4(unit) || unit < 0xDC00 || unit > 0xDFFF) return bad;
-  return std::nullopt;
+  if (!hex4(low) || low < 0xDC00 || low > 0xDFFF) return bad();
+  append_utf8(out, 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00));
+  return true;
 }
 
-JsonScanner::Failure JsonScanner::digits() {
+bool JsonParser::digits() {
   if (!is_dec(peek())) return fail("a digit");
   while (is_dec(peek())) ++pos_;
-  return std::nullopt;
+  return true;
 }
 
-JsonScanner::Failure JsonScanner::number() {
+bool JsonParser::number() {
+  const std::size_t start = pos_;
   if (peek() == '-') ++pos_;
   if (peek() == '0') {
     ++pos_;
-  } else if (Failure f = digits()) {
-    return f;
+  } else if (!digits()) {
+    return false;
   }
   if (peek() == '.') {
     ++pos_;
-    if (Failure f = digits()) return f;
+    if (!digits()) return false;
   }
   if (peek() == 'e' || peek() == 'E') {
     ++pos_;
     if (peek() == '+' || peek() == '-') ++pos_;
-    if (Failure f = digits()) return f;
+    if (!digits()) return false;
   }
-  return std::nullopt;
-}
-
-// `text` without its byte order mark.
-std::optional<ConfigError> locate_json_error(std::string_view text) {
-  JsonScanner scanner(text);
-  auto failure = scanner.run();
-  if (!failure) return std::nullopt;
-  return error_at_offset(text, failure->first, failure->second);
-}
-
-// ---------------------------------------------------------------------------------------------
-// JSON through simdjson's On Demand API
-
-namespace od = simdjson::ondemand;
-
-std::string_view trim_right(std::string_view s) noexcept {
-  while (!s.empty() &&
-         (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r')) {
-    s.remove_suffix(1);
-  }
-  return s;
-}
-
-class JsonReader {
- public:
-  JsonReader(std::string_view text, const simdjson::padded_string& padded)
-      : text_(text), base_(padded.data()), lines_(text) {}
-
-  Parsed<ConfigNode> read(od::document& doc);
-
- private:
-  using Check = std::optional<ConfigError>;
-
-  std::size_t offset(const char* p) const noexcept {
-    if (p == nullptr || p < base_) return text_.size();
-    return std::min(static_cast<std::size_t>(p - base_), text_.size());
-  }
-  void place(ConfigNode& node, const char* p) const {
-    lines_.place(offset(p), node.line, node.column);
-  }
-  ConfigError error(const char* p, std::string path, std::string expected) const {
-    return lines_.error(offset(p), std::move(path), std::move(expected));
-  }
-  ConfigError syntax(simdjson::error_code code, const char* near) const;
-  const char* current() const;
-
-  Check value(od::value v, ConfigNode& out, const std::string& path, std::size_t depth);
-  Check object(od::value v, ConfigNode& out, const std::string& path, std::size_t depth);
-  Check field(od::field& f, ConfigNode& out, const std::string& path, std::size_t depth,
-              std::unordered_map<std::string, std::size_t>& seen);
-  Check array(od::value v, ConfigNode& out, const std::string& path, std::size_t depth);
-  template <typename V>
-  Check scalar(V& v, od::json_type type, ConfigNode& out, const std::string& path,
-               std::string_view token);
-  Check root_scalar(od::document& doc, ConfigNode& out);
-  Check root_literal(std::string_view value, ConfigNode& out) const;
-
-  std::string_view text_;
-  const char* base_;
-  LineIndex lines_;
-  od::document* doc_ = nullptr;
-};
-
-const char* JsonReader::current() const {
-  const char* p = nullptr;
-  if (doc_ == nullptr || doc_->current_location().get(p) != simdjson::SUCCESS) return nullptr;
-  return p;
-}
-
-// simdjson's codes carry no position; the locator finds the real spot. When it finds none (a
-// number out of range, say), the value being read is the best place to point at.
-ConfigError JsonReader::syntax(simdjson::error_code code, const char* near) const {
-  if (auto located = locate_json_error(text_)) return *located;
-  if (near == nullptr) near = current();
-  return error(near, "", std::string("valid JSON (") + simdjson::error_message(code) + ")");
-}
-
-Parsed<ConfigNode> JsonReader::read(od::document& doc) {
-  doc_ = &doc;
-  od::json_type type;
-  if (auto code = doc.type().get(type)) return syntax(code, nullptr);
-  ConfigNode root;
-  if (type == od::json_type::object || type == od::json_type::array) {
-    od::value v;
-    if (auto code = doc.get_value().get(v)) return syntax(code, nullptr);
-    if (Check e = value(v, root, "", 1)) return *e;
-    // Content after the root value leaves the iterator inside the document.
-    if (const char* rest = current()) return syntax(simdjson::TRAILING_CONTENT, rest);
-    return root;
-  }
-  if (Check e = root_scalar(doc, root)) return *e;
-  return root;
-}
-
-JsonReader::Check JsonReader::root_scalar(od::document& doc, ConfigNode& out) {
-  std::string_view token;
-  if (auto code = doc.raw_json_token().get(token)) return syntax(code, nullptr);
-  place(out, token.data());
-  // simdjson does not always notice what follows a scalar root ("null x").
-  if (token.data() + token.size() != base_ + text_.size()) {
-    return syntax(simdjson::TRAILING_CONTENT, token.data() + token.size());
-  }
-  const std::string_view value = trim_right(token);
-  if (JsonScanner(value).run()) return syntax(simdjson::INCORRECT_TYPE, token.data());
-  if (value.front() == '"') return scalar(doc, od::json_type::string, out, "", token);
-  // simdjson 3.0.1 copies a root literal or number into a small buffer together with the blanks
-  // after it, and refuses "true   " for not fitting; the scanner has checked the token already.
-  return root_literal(value, out);
-}
-
-JsonReader::Check JsonReader::root_literal(std::string_view value, ConfigNode& out) const {
-  out.text = std::string(value);
-  if (value == "null") {
-    out.text.clear();
-    return std::nullopt;
-  }
-  if (value == "true" || value == "false") {
-    out.kind = NodeKind::boolean;
-    out.boolean = value == "true";
-    return std::nullopt;
-  }
-  double number = 0;
-  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
-  if (ec != std::errc{} || end != value.data() + value.size()) {
-    return error(value.data(), "", "valid JSON (a number in range)");
-  }
-  out.kind = NodeKind::number;
-  return std::nullopt;
-}
-
-JsonReader::Check JsonReader::value(od::value v, ConfigNode& out, const std::string& path,
-                                    std::size_t depth) {
-  const std::string_view token = v.raw_json_token();
-  place(out, token.data());
-  od::json_type type;
-  if (auto code = v.type().get(type)) return syntax(code, token.data());
-  if (type == od::json_type::object || type == od::json_type::array) {
-    if (depth > kMaxConfigDepth) return error(token.data(), path, depth_message());
-    return type == od::json_type::object ? object(v, out, path, depth) : array(v, out, path, depth);
-  }
-  return scalar(v, type, out, path, token);
-}
-
-JsonReader::Check JsonReader::object(od::value v, ConfigNode& out, const std::string& path,
-                                     std::size_t depth) {
-  out.kind = NodeKind::map;
-  od::object obj;
-  if (auto code = v.get_object().get(obj)) return syntax(code, nullptr);
-  std::unordered_map<std::string, std::size_t> seen;
-  for (auto item : obj) {
-    od::field f;
-    if (auto code = std::move(item).get(f)) return syntax(code, nullptr);
-    if (Check e = field(f, out, path, depth, seen)) return e;
-  }
-  return std::nullopt;
-}
-
-JsonReader::Check JsonReader::field(od::field& f, ConfigNode& out, const std::string& path,
-                                    std::size_t depth,
-                                    std::unordered_map<std::string, std::size_t>& seen) {
-  const char* key_at = f.key().raw() - 1;  // raw() is just past the opening quote
-  std::string_view key;
-  if (auto code = f.unescaped_key().get(key)) return syntax(code, key_at);
-  ConfigEntry entry;
-  entry.key = std::string(key);
-  lines_.place(offset(key_at), entry.line, entry.column);
-  const std::string child = key_path_child(path, entry.key);
-  if (const char* problem = text_problem(entry.key)) return error(key_at, path, problem);
-  if (auto it = seen.find(entry.key); it != seen.end()) {
-    return error(key_at, child, duplicate_key_message(out.entries[it->second]));
-  }
-  if (Check e = value(f.value(), entry.value, child, depth + 1)) return e;
-  seen.emplace(entry.key, out.entries.size());
-  out.entries.push_back(std::move(entry));
-  return std::nullopt;
-}
-
-JsonReader::Check JsonReader::array(od::value v, ConfigNode& out, const std::string& path,
-                                    std::size_t depth) {
-  out.kind = NodeKind::sequence;
-  od::array arr;
-  if (auto code = v.get_array().get(arr)) return syntax(code, nullptr);
-  for (auto item : arr) {
-    od::value element;
-    if (auto code = std::move(item).get(element)) return syntax(code, nullptr);
-    ConfigNode child;
-    if (Check e = value(element, child, key_path_item(path, out.items.size()), depth + 1)) {
-      return e;
-    }
-    out.items.push_back(std::move(child));
-  }
-  return std::nullopt;
-}
-
-template <typename V>
-JsonReader::Check JsonReader::scalar(V& v, od::json_type type, ConfigNode& out,
-                                     const std::string& path, std::string_view token) {
-  const char* at = token.data();
-  // simdjson reads a literal or number by its start and lets some bytes after it pass ("false/"
-  // as a root): the token must be exactly one JSON value.
-  if (JsonScanner(trim_right(token)).run()) return syntax(simdjson::INCORRECT_TYPE, at);
-  switch (type) {
-    case od::json_type::string: {
-      std::string_view s;
-      if (auto code = v.get_string().get(s)) return syntax(code, at);
-      if (const char* problem = text_problem(s)) return error(at, path, problem);
-      out.kind = NodeKind::string;
-      out.text = std::string(s);
-      return std::nullopt;
-    }
-    case od::json_type::number: {
-      double ignored = 0;  // parsed only to have simdjson validate the number
-      if (auto code = v.get_double().get(ignored)) return syntax(code, at);
-      out.kind = NodeKind::number;
-      out.text = std::string(trim_right(token));
-      return std::nullopt;
-    }
-    case od::json_type::boolean: {
-      if (auto code = v.get_bool().get(out.boolean)) return syntax(code, at);
-      out.kind = NodeKind::boolean;
-      out.text = out.boolean ? "true" : "false";
-      return std::nullopt;
-    }
-    case od::json_type::null: {
-      bool is_null = false;
-      auto code = v.is_null().get(is_null);
-      if (code || !is_null) return syntax(code ? code : simdjson::INCORRECT_TYPE, at);
-      return std::nullopt;
-    }
-    default: return syntax(simdjson::INCORRECT_TYPE, at);
-  }
-}
-
-Parsed<ConfigNode> run_json(std::string_view text) {
-  const simdjson::padded_string padded(text.data(), text.size());
-  od::parser parser;
-  JsonReader reader(text, padded);
-  od::document doc;
-  if (auto code = parser.iterate(padded).get(doc)) {
-    if (auto located = locate_json_error(text)) return *located;
-    return error_at_offset(text, 0,
-                           std::string("valid JSON (") + simdjson::error_message(code) + ")");
-  }
-  return reader.read(doc);
+  if (!build_) return true;
+  const std::string_view written = text_.substr(start, pos_ - start);
+  if (!in_double_range(written)) return refuse_at(start, "", "valid JSON (a number in range)");
+  target_->kind = NodeKind::number;
+  target_->text = written;
+  return true;
 }
 
 }  // namespace
@@ -902,14 +825,17 @@ Parsed<ConfigNode> parse_json(std::string_view text) {
   text = strip_bom(text);
   if (auto e = check_size(text)) return *e;
   try {
-    return run_json(text);
-  } catch (const std::exception&) {  // allocation failure: simdjson itself does not throw here
+    ConfigNode root;
+    if (auto e = JsonParser(text, true).parse(root)) return *e;
+    return root;
+  } catch (const std::exception&) {  // allocation failure
     return ConfigError{0, 0, "", "a config small enough to parse"};
   }
 }
 
 std::optional<ConfigError> json_syntax_error(std::string_view text) {
-  return locate_json_error(strip_bom(text));
+  ConfigNode unused;
+  return JsonParser(strip_bom(text), false).parse(unused);
 }
 
 std::optional<std::uint64_t> as_unsigned(const ConfigNode& node) noexcept {

@@ -51,9 +51,9 @@ struct ConfigEntry {
 Parsed<ConfigNode> parse_yaml(std::string_view text);
 Parsed<ConfigNode> parse_json(std::string_view text);
 
-// The first place where `text` is not JSON (RFC 8259), without regard to size or depth. Used to
-// place simdjson's errors, which carry no position; exposed so tests and the fuzzer can check
-// that it agrees with simdjson.
+// The first place where `text` is not JSON (RFC 8259), without regard to size, depth or content:
+// parse_json's own parser checking syntax alone. parse_json reports this error, when there is
+// one, before any about content (duplicate keys, NUL, depth, numbers out of range).
 std::optional<ConfigError> json_syntax_error(std::string_view text);
 
 // The value of a number node written as a non-negative integer (decimal, or YAML's 0x / 0o);

@@ -429,6 +429,69 @@ TEST(ConfigTree, JsonSyntaxLocatorAcceptsJson) {
   }
 }
 
+// Content is judged only once the text is known to be JSON: a syntax error anywhere wins over a
+// duplicate key, a NUL, a number out of range or deep nesting before it.
+TEST(ConfigTree, JsonSyntaxErrorsComeBeforeContentErrors) {
+  const JsonSyntaxCase cases[] = {
+      {"{\"a\": 1, \"a\": 2,\n x}", 2, 2, "a string key"},
+      {"{\"a\": \"\\u0000\", \"b\": tru}", 1, 22, "a value"},
+      {"[1e999, 2", 1, 10, "',' or ']'"},
+  };
+  for (const JsonSyntaxCase& c : cases) {
+    const ConfigError e = tree_error(c.text, ConfigFormat::json);
+    EXPECT_EQ(place_of(e), Place("", c.line, c.column)) << c.text;
+    EXPECT_EQ(e.expected, c.expected) << c.text;
+  }
+  const ConfigError deep = tree_error(std::string(70, '[') + "x", ConfigFormat::json);
+  EXPECT_EQ(place_of(deep), Place("", 1, 71));
+  EXPECT_EQ(deep.expected, "a value");
+  // Of several content errors, the first in the document is reported.
+  const ConfigError e = tree_error("{\"a\": \"\\u0000\", \"b\": 1, \"b\": 2}", ConfigFormat::json);
+  EXPECT_EQ(place_of(e), Place("a", 1, 7));
+}
+
+TEST(ConfigTree, JsonNumbersKeepTheirTextAndOnlyOverflowIsRefused) {
+  const ConfigNode root =
+      tree_ok("[1e-999, -0.0E+5, 123456789012345678901234567890]", ConfigFormat::json);
+  ASSERT_EQ(root.items.size(), 3u);
+  EXPECT_EQ(root.items[0].text, "1e-999");
+  EXPECT_EQ(root.items[1].text, "-0.0E+5");
+  EXPECT_EQ(root.items[2].kind, NodeKind::number);
+  for (const std::string& text : {std::string("[-1e309]"), "[1" + std::string(400, '0') + "]",
+                                  std::string("[0.001e99999]")}) {
+    const ConfigError e = tree_error(text, ConfigFormat::json);
+    EXPECT_EQ(place_of(e), Place("", 1, 2)) << text;
+    EXPECT_EQ(e.expected, "valid JSON (a number in range)") << text;
+  }
+}
+
+TEST(ConfigTree, JsonEscapesAreDecoded) {
+  const ConfigNode root =
+      tree_ok(R"(["\"\\\/\b\f\n\r\t", "\u0041\u00e9\u20ac\ud83d\ude00"])", ConfigFormat::json);
+  ASSERT_EQ(root.items.size(), 2u);
+  EXPECT_EQ(root.items[0].text, "\"\\/\b\f\n\r\t");
+  EXPECT_EQ(root.items[1].text, "A\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80");
+}
+
+TEST(ConfigTree, JsonDuplicateKeysAreFoundInLargeMaps) {
+  std::string text = "{";
+  for (int i = 0; i < 40; ++i)
+    text += "\"k" + std::to_string(i) + "\": " + std::to_string(i) + ", ";
+  text += "\"k17\": 0}";
+  const ConfigError e = tree_error(text, ConfigFormat::json);
+  EXPECT_EQ(e.key_path, "k17");
+  EXPECT_EQ(e.expected.rfind("a key not already used in this mapping (first at line 1, column ", 0),
+            0u);
+  text.replace(text.rfind("k17"), 3, "k40");
+  EXPECT_EQ(tree_ok(text, ConfigFormat::json).entries.size(), 41u);
+}
+
+TEST(ConfigTree, JsonSyntaxCheckHasNoDepthBound) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  EXPECT_FALSE(msb::json_syntax_error(deep).has_value());
+  EXPECT_EQ(tree_error(deep, ConfigFormat::json).expected, "at most 64 levels of nesting");
+}
+
 TEST(ConfigTree, AsUnsigned) {
   auto number = [](std::string text) {
     ConfigNode n;

@@ -1,0 +1,86 @@
+// Times parse_json, the JSON config reader, on every file of a corpus directory and on a large
+// generated config (a mounts list just under the 1 MiB limit), so that parser changes can be
+// compared before and after in one sitting (build both, run them alternately). Build and run:
+//   g++ -O2 -DNDEBUG -std=c++20 -Isrc bench/config_json.cc src/config/config_tree.cc \
+//       src/common/path.cc -lyaml-cpp -o /tmp/config-json-bench && /tmp/config-json-bench fuzz/corpus 40000
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "config/config_tree.h"
+
+namespace {
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+// Mounts with every kind of scalar and an escape per string, as a hand-written config has.
+std::string large_config() {
+  std::string text = "{\n  \"sandbox\": {\n    \"root\": \"/srv/w\\u00e9rk\",\n    \"mounts\": [\n";
+  for (int i = 0;; ++i) {
+    std::string mount = "      {\"source\": \"/data/project-" + std::to_string(i) +
+                        "/src\", \"target\": \"/mnt/p" + std::to_string(i) +
+                        "\", \"readonly\": " + (i % 2 ? "true" : "false") +
+                        ", \"maxFileBytes\": " + std::to_string(1000 + i) +
+                        ", \"note\": null, \"suffixes\": [\".json\", \".tar.gz\"]},\n";
+    if (text.size() + mount.size() + 64 > msb::kMaxConfigBytes) break;
+    text += mount;
+  }
+  text += "      {\"source\": \"/last\", \"target\": \"/last\"}\n    ]\n  }\n}\n";
+  return text;
+}
+
+template <typename F>
+double best_ns_per_round(int rounds, int repeats, F&& body) {
+  double best = 1e300;
+  for (int r = 0; r < repeats; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < rounds; ++i) body();
+    const std::chrono::duration<double, std::nano> took = std::chrono::steady_clock::now() - start;
+    best = std::min(best, took.count() / rounds);
+  }
+  return best;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s CORPUS_DIR [ROUNDS]\n", argv[0]);
+    return 2;
+  }
+  const int rounds = argc > 2 ? std::atoi(argv[2]) : 20000;
+  std::vector<std::string> corpus;
+  for (const auto& entry : std::filesystem::directory_iterator(argv[1])) {
+    corpus.push_back(read_file(entry.path()));
+  }
+  std::size_t accepted = 0;
+  for (const std::string& text : corpus) {
+    accepted += std::holds_alternative<msb::ConfigNode>(msb::parse_json(text));
+  }
+  const double corpus_ns = best_ns_per_round(rounds, 5, [&] {
+    for (const std::string& text : corpus) (void)msb::parse_json(text);
+  });
+  const std::string large = large_config();
+  if (!std::holds_alternative<msb::ConfigNode>(msb::parse_json(large))) {
+    std::fprintf(stderr, "the generated config does not parse\n");
+    return 1;
+  }
+  const double large_ns =
+      best_ns_per_round(std::max(1, rounds / 500), 5, [&] { (void)msb::parse_json(large); });
+  std::printf("corpus: %zu files (%zu JSON), %.2f us per pass over all of them\n", corpus.size(),
+              accepted, corpus_ns / 1000);
+  std::printf("large:  %zu bytes, %.3f ms per parse, %.1f MB/s\n", large.size(), large_ns / 1e6,
+              static_cast<double>(large.size()) / large_ns * 1000);
+  return 0;
+}
