@@ -2,7 +2,8 @@
 // generated config (a mounts list just under the 1 MiB limit), so that parser changes can be
 // compared before and after in one sitting (build both, run them alternately). Build and run:
 //   g++ -O2 -DNDEBUG -std=c++20 -Isrc bench/config_json.cc src/config/config_tree.cc \
-//       src/common/path.cc -lyaml-cpp -o /tmp/config-json-bench && /tmp/config-json-bench fuzz/corpus 40000
+//       src/common/path.cc -lyaml-cpp -o /tmp/config-json-bench
+//   /tmp/config-json-bench fuzz/corpus 40000
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
