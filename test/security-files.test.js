@@ -23,11 +23,20 @@ function wchanOf(pid) {
   }
 }
 
-// A FIFO at /pipe.txt in `root`, and a sandbox over `root`: what the FIFO suites start from.
-function sandboxWithFifo(root, resolver) {
-  const fifo = path.join(root, 'pipe.txt');
-  execFileSync('mkfifo', [fifo]);
-  return { fifo, sandbox: createMountSandbox({ root, resolver }) };
+// What the FIFO suites start from, made anew for each test: a temp root that `seed` fills, a FIFO
+// at /pipe.txt in it and a sandbox over it. Returns the object that holds the current test's
+// { base, root, fifo, sandbox }.
+function fifoSandboxEach(resolver, seed) {
+  const current = {};
+  beforeEach(() => {
+    const { base, root } = makeTempLayout(['root']);
+    seed(root);
+    const fifo = path.join(root, 'pipe.txt');
+    execFileSync('mkfifo', [fifo]);
+    Object.assign(current, { base, root, fifo, sandbox: createMountSandbox({ root, resolver }) });
+  });
+  afterEach(() => removeDir(current.base));
+  return current;
 }
 
 // A writer blocked in open(2) on `fifo` until a reader appears.
@@ -50,18 +59,7 @@ async function writerWasStillBlocked(fifo, writer) {
 }
 
 describe.each(RESOLVERS)('FIFOs are refused without being opened (%s resolver)', (resolver) => {
-  let base;
-  let root;
-  let fifo;
-  let sandbox;
-
-  beforeEach(() => {
-    ({ base, root } = makeTempLayout(['root']));
-    write(path.join(root, 'file.txt'), 'x');
-    ({ fifo, sandbox } = sandboxWithFifo(root, resolver));
-  });
-
-  afterEach(() => removeDir(base));
+  const t = fifoSandboxEach(resolver, (root) => write(path.join(root, 'file.txt'), 'x'));
 
   const operations = {
     read: (sb) => sb.read('/pipe.txt'),
@@ -72,17 +70,17 @@ describe.each(RESOLVERS)('FIFOs are refused without being opened (%s resolver)',
     edit: (sb) => sb.edit('/pipe.txt', 'a', 'b'),
     readAttachments: (sb) => sb.readAttachments(['/file.txt', '/pipe.txt']),
     'read through a relative symlink': (sb) => {
-      fs.symlinkSync('pipe.txt', path.join(root, 'link.txt'));
+      fs.symlinkSync('pipe.txt', path.join(t.root, 'link.txt'));
       return sb.read('/link.txt');
     },
   };
 
   test.each(Object.keys(operations))('%s', async (name) => {
-    const writer = await blockedWriter(fifo);
-    const outcome = await operations[name](sandbox).then((v) => ({ value: v }), (e) => e);
+    const writer = await blockedWriter(t.fifo);
+    const outcome = await operations[name](t.sandbox).then((v) => ({ value: v }), (e) => e);
     expect(outcome).toBeInstanceOf(NotRegularFileError);
-    expect(await writerWasStillBlocked(fifo, writer)).toBe(true);
-    expect(fs.existsSync(path.join(root, 'copy.txt'))).toBe(false);
+    expect(await writerWasStillBlocked(t.fifo, writer)).toBe(true);
+    expect(fs.existsSync(path.join(t.root, 'copy.txt'))).toBe(false);
   });
 });
 
@@ -190,18 +188,7 @@ describe('a write killed midway leaves nothing behind', () => {
 // Directories are opened O_DIRECTORY, which the kernel checks before it opens anything, and
 // lookups are O_PATH: these were already safe and are kept so. A guard, not a new attack.
 describe.each(RESOLVERS)('directory operations never open a FIFO (%s resolver)', (resolver) => {
-  let base;
-  let root;
-  let fifo;
-  let sandbox;
-
-  beforeEach(() => {
-    ({ base, root } = makeTempLayout(['root']));
-    fs.mkdirSync(root);
-    ({ fifo, sandbox } = sandboxWithFifo(root, resolver));
-  });
-
-  afterEach(() => removeDir(base));
+  const t = fifoSandboxEach(resolver, (root) => fs.mkdirSync(root));
 
   const operations = {
     list: (sb) => sb.list('/pipe.txt'),
@@ -217,11 +204,11 @@ describe.each(RESOLVERS)('directory operations never open a FIFO (%s resolver)',
   };
 
   test.each(Object.keys(operations))('%s', async (name) => {
-    const writer = await blockedWriter(fifo);
-    await operations[name](sandbox).catch((e) => {
+    const writer = await blockedWriter(t.fifo);
+    await operations[name](t.sandbox).catch((e) => {
       if (!isSandboxError(e)) throw e;
     });
-    expect(await writerWasStillBlocked(fifo, writer)).toBe(true);
+    expect(await writerWasStillBlocked(t.fifo, writer)).toBe(true);
   });
 });
 

@@ -14,20 +14,18 @@ const SECRET = 'OUTSIDE-SECRET';
 const HANG_GUARD_MS = 20000;
 
 describe.each(RESOLVERS)('glob cost with the %s resolver', (resolver) => {
-  let base;
-  let root;
-  let outside;
+  let layout;
   let sandbox;
 
-  outsideUntouchedEach((layout) => {
-    ({ base, root, outside } = layout);
-    write(path.join(outside, 'secret.ts'), SECRET);
-    write(path.join(root, 'src', 'main.ts'), 'main');
-    fs.symlinkSync(outside, path.join(root, 'src', 'out'));
+  outsideUntouchedEach((made) => {
+    layout = made;
+    write(path.join(made.outside, 'secret.ts'), SECRET);
+    write(path.join(made.root, 'src', 'main.ts'), 'main');
+    fs.symlinkSync(made.outside, path.join(made.root, 'src', 'out'));
   });
 
   beforeEach(() => {
-    sandbox = createMountSandbox({ root, resolver });
+    sandbox = createMountSandbox({ root: layout.root, resolver });
   });
 
   // A glob's outcome, { value } or { error }, or a failure if it does not settle at all.
@@ -40,8 +38,8 @@ describe.each(RESOLVERS)('glob cost with the %s resolver', (resolver) => {
     if (outcome.error) {
       expect(outcome.error).toBeInstanceOf(SandboxError);
       expect(outcome.error.code).toBe('INVALID_PATTERN');
-      expect(outcome.error.message).not.toContain(base);
-      expect(outcome.error.toLLMMessage()).not.toContain(base);
+      expect(outcome.error.message).not.toContain(layout.base);
+      expect(outcome.error.toLLMMessage()).not.toContain(layout.base);
     } else {
       expect(Array.isArray(outcome.value.paths)).toBe(true);
       expect(outcome.value.paths.filter((p) => p.includes('secret'))).toEqual([]);
@@ -50,7 +48,7 @@ describe.each(RESOLVERS)('glob cost with the %s resolver', (resolver) => {
 
   test('attack: braces whose alternatives all collapse into one settle', async () => {
     const name = `${'a'.repeat(30)}.ts`;
-    write(path.join(root, 'src', name), 'found');
+    write(path.join(layout.root, 'src', name), 'found');
     // 2^30 ways to spell the same name: expanding them one by one never ends.
     const thirty = await settled(sandbox.glob(`/src/${'{a,a}'.repeat(30)}.ts`), 'thirty duplicate groups');
     expect(thirty).toEqual({ value: { paths: [`/src/${name}`], truncated: false } });
@@ -64,10 +62,10 @@ describe.each(RESOLVERS)('glob cost with the %s resolver', (resolver) => {
   });
 
   test('attack: "/**" repeated 1,300 times settles with the answer of one "/**"', async () => {
-    for (const dir of ['a', 'a/b', 'a/b/c', 'd', 'd/e']) write(path.join(root, dir, 'x.ts'), dir);
+    for (const dir of ['a', 'a/b', 'a/b/c', 'd', 'd/e']) write(path.join(layout.root, dir, 'x.ts'), dir);
     // Enough names that a cost per name growing with the square of the repetitions never ends.
     for (let d = 0; d < 20; d++) {
-      for (let f = 0; f < 100; f++) write(path.join(root, 'many', `d${d}`, `f${f}.ts`), '');
+      for (let f = 0; f < 100; f++) write(path.join(layout.root, 'many', `d${d}`, `f${f}.ts`), '');
     }
     const once = await sandbox.glob('/**/x.ts');
     expect(once.paths).toEqual(['/a/b/c/x.ts', '/a/b/x.ts', '/a/x.ts', '/d/e/x.ts', '/d/x.ts']);
@@ -81,7 +79,7 @@ describe.each(RESOLVERS)('glob cost with the %s resolver', (resolver) => {
 
   test('the entry budget ends a walk early and says so', async () => {
     for (let d = 0; d < 10; d++) {
-      for (let f = 0; f < 30; f++) write(path.join(root, 'tree', `d${d}`, `f${f}.txt`), '');
+      for (let f = 0; f < 30; f++) write(path.join(layout.root, 'tree', `d${d}`, `f${f}.txt`), '');
     }
     const whole = await sandbox.glob('/tree/**/*.txt', { limit: 100000 });
     expect(whole.paths).toHaveLength(300);
@@ -105,10 +103,10 @@ describe.each(RESOLVERS)('glob cost with the %s resolver', (resolver) => {
     // Long names make each match costly; "/**" repeated costs today's matcher per state.
     const long = 'a'.repeat(200);
     for (let d = 0; d < 20; d++) {
-      for (let f = 0; f < 100; f++) write(path.join(root, 'big', `${long}${d}`, `${long}-${f}.txt`), '');
+      for (let f = 0; f < 100; f++) write(path.join(layout.root, 'big', `${long}${d}`, `${long}-${f}.txt`), '');
     }
     // Above the size read() serves without a threadpool task.
-    write(path.join(root, 'large.txt'), 'L'.repeat(256 * 1024));
+    write(path.join(layout.root, 'large.txt'), 'L'.repeat(256 * 1024));
     const costly = `/big${'/**'.repeat(120)}/*${'a'.repeat(100)}b*`;
     const order = [];
     const globs = Array.from({ length: 8 }, (_, i) =>

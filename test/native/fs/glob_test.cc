@@ -27,105 +27,99 @@ bool matches(std::string_view pattern, std::string_view path) {
   return compiled(pattern).matches(path);
 }
 
+// Every path in `yes` matches `pattern` and none in `no` does: a pattern's cases read together.
+void expect_glob(std::string_view pattern, const Strings& yes, const Strings& no) {
+  const GlobMatcher matcher = compiled(pattern);
+  for (const auto& path : yes) EXPECT_TRUE(matcher.matches(path)) << pattern << " ~ " << path;
+  for (const auto& path : no) EXPECT_FALSE(matcher.matches(path)) << pattern << " !~ " << path;
+}
+
 TEST(GlobTest, StarStaysWithinOneName) {
-  EXPECT_TRUE(matches("/src/*.ts", "/src/a.ts"));
-  EXPECT_TRUE(matches("/src/*.ts", "/src/.ts.ts") == false);  // dot names need a literal dot
-  EXPECT_TRUE(matches("/src/*", "/src/x"));
-  EXPECT_FALSE(matches("/src/*.ts", "/src/sub/a.ts"));
-  EXPECT_FALSE(matches("/src/*.ts", "/src/a.tsx"));
-  EXPECT_TRUE(matches("/src/a*b*c", "/src/abc"));
-  EXPECT_TRUE(matches("/src/a*b*c", "/src/aXXbYYbZc"));
-  EXPECT_FALSE(matches("/src/a*b*c", "/src/aXXbYY"));
-  EXPECT_TRUE(matches("/*/*", "/a/b"));
-  EXPECT_FALSE(matches("/*", "/a/b"));
-  EXPECT_TRUE(matches("/a**b", "/aXb"));  // "**" inside a name is just a star
-  EXPECT_FALSE(matches("/a**b", "/aX/b"));
+  // "/src/.ts.ts": dot names need a literal dot
+  expect_glob("/src/*.ts", {"/src/a.ts"}, {"/src/.ts.ts", "/src/sub/a.ts", "/src/a.tsx"});
+  expect_glob("/src/*", {"/src/x"}, {});
+  expect_glob("/src/a*b*c", {"/src/abc", "/src/aXXbYYbZc"}, {"/src/aXXbYY"});
+  expect_glob("/*/*", {"/a/b"}, {});
+  expect_glob("/*", {}, {"/a/b"});
+  // "**" inside a name is just a star
+  expect_glob("/a**b", {"/aXb"}, {"/aX/b"});
 }
 
 TEST(GlobTest, QuestionMarkIsOneCodePoint) {
-  EXPECT_TRUE(matches("/?.txt", "/a.txt"));
-  EXPECT_TRUE(matches("/?.txt", "/\xC3\xA9.txt"));  // é: two bytes, one character
-  EXPECT_FALSE(matches("/?.txt", "/ab.txt"));
-  EXPECT_FALSE(matches("/?.txt", "/.txt"));
-  EXPECT_FALSE(matches("/a?b", "/a/b"));
+  // "é" is two bytes and one character
+  expect_glob("/?.txt", {"/a.txt", "/\xC3\xA9.txt"}, {"/ab.txt", "/.txt"});
+  expect_glob("/a?b", {}, {"/a/b"});
 }
 
 TEST(GlobTest, BracketSets) {
-  EXPECT_TRUE(matches("/[abc].txt", "/b.txt"));
-  EXPECT_FALSE(matches("/[abc].txt", "/d.txt"));
-  EXPECT_TRUE(matches("/[a-z][0-9]", "/q7"));
-  EXPECT_FALSE(matches("/[a-z][0-9]", "/Q7"));
-  EXPECT_TRUE(matches("/[!x]y", "/zy"));
-  EXPECT_FALSE(matches("/[!x]y", "/xy"));
-  EXPECT_TRUE(matches("/[^x]y", "/zy"));
-  EXPECT_TRUE(matches("/[]]", "/]"));   // leading ']' is a member
-  EXPECT_TRUE(matches("/[!]]", "/a"));  // and after a negation
-  EXPECT_FALSE(matches("/[!]]", "/]"));
-  EXPECT_TRUE(matches("/[a-]", "/-"));                        // trailing '-' is a member
-  EXPECT_TRUE(matches("/[\\]x]", "/]"));                      // escaped member
-  EXPECT_TRUE(matches("/[\xC3\xA0-\xC3\xBF]", "/\xC3\xA9"));  // ranges over code points
-  EXPECT_TRUE(matches("/[{]", "/{"));                         // braces inside a set are members
-  EXPECT_FALSE(matches("/[.]x", "/.x"));                      // a set never opens a dot name
+  expect_glob("/[abc].txt", {"/b.txt"}, {"/d.txt"});
+  expect_glob("/[a-z][0-9]", {"/q7"}, {"/Q7"});
+  expect_glob("/[!x]y", {"/zy"}, {"/xy"});
+  expect_glob("/[^x]y", {"/zy"}, {});
+  // leading ']' is a member
+  expect_glob("/[]]", {"/]"}, {});
+  // and so is one after a negation
+  expect_glob("/[!]]", {"/a"}, {"/]"});
+  // trailing '-' is a member
+  expect_glob("/[a-]", {"/-"}, {});
+  // escaped member
+  expect_glob("/[\\]x]", {"/]"}, {});
+  // ranges over code points
+  expect_glob("/[\xC3\xA0-\xC3\xBF]", {"/\xC3\xA9"}, {});
+  // braces inside a set are members
+  expect_glob("/[{]", {"/{"}, {});
+  // a set never opens a dot name
+  expect_glob("/[.]x", {}, {"/.x"});
 }
 
 TEST(GlobTest, BracesExpand) {
-  EXPECT_TRUE(matches("/{src,lib}/*.ts", "/src/a.ts"));
-  EXPECT_TRUE(matches("/{src,lib}/*.ts", "/lib/a.ts"));
-  EXPECT_FALSE(matches("/{src,lib}/*.ts", "/test/a.ts"));
-  EXPECT_TRUE(matches("/*.{ts,tsx}", "/a.tsx"));
-  EXPECT_TRUE(matches("/{a/b,c}/x", "/a/b/x"));  // alternatives may span directories
-  EXPECT_TRUE(matches("/{a/b,c}/x", "/c/x"));
-  EXPECT_TRUE(matches("/{a,b{c,d}}", "/bd"));  // nested
-  EXPECT_FALSE(matches("/{a,b{c,d}}", "/b"));
-  EXPECT_TRUE(matches("/x{,.bak}", "/x"));  // an empty alternative
-  EXPECT_TRUE(matches("/x{,.bak}", "/x.bak"));
-  EXPECT_TRUE(matches("/{a}", "/a"));
-  EXPECT_TRUE(matches("/a,b", "/a,b"));  // commas outside braces are literal
+  expect_glob("/{src,lib}/*.ts", {"/src/a.ts", "/lib/a.ts"}, {"/test/a.ts"});
+  expect_glob("/*.{ts,tsx}", {"/a.tsx"}, {});
+  // alternatives may span directories
+  expect_glob("/{a/b,c}/x", {"/a/b/x", "/c/x"}, {});
+  // nested braces
+  expect_glob("/{a,b{c,d}}", {"/bd"}, {"/b"});
+  // an empty alternative
+  expect_glob("/x{,.bak}", {"/x", "/x.bak"}, {});
+  expect_glob("/{a}", {"/a"}, {});
+  // commas outside braces are literal
+  expect_glob("/a,b", {"/a,b"}, {});
 }
 
 TEST(GlobTest, EscapesAreLiteral) {
-  EXPECT_TRUE(matches("/a\\*b", "/a*b"));
-  EXPECT_FALSE(matches("/a\\*b", "/aXb"));
-  EXPECT_TRUE(matches("/\\{a,b\\}", "/{a,b}"));
-  EXPECT_TRUE(matches("/\\[x\\]", "/[x]"));
-  EXPECT_TRUE(matches("/q\\?", "/q?"));
-  EXPECT_FALSE(matches("/q\\?", "/qz"));
+  expect_glob("/a\\*b", {"/a*b"}, {"/aXb"});
+  expect_glob("/\\{a,b\\}", {"/{a,b}"}, {});
+  expect_glob("/\\[x\\]", {"/[x]"}, {});
+  expect_glob("/q\\?", {"/q?"}, {"/qz"});
 }
 
 TEST(GlobTest, GlobstarSpansZeroOrMoreDirectories) {
-  EXPECT_TRUE(matches("/**/*.ts", "/a.ts"));
-  EXPECT_TRUE(matches("/**/*.ts", "/x/y/z/a.ts"));
-  EXPECT_FALSE(matches("/**/*.ts", "/x/y/z/a.js"));
-  EXPECT_TRUE(matches("/a/**/b", "/a/b"));
-  EXPECT_TRUE(matches("/a/**/b", "/a/x/y/b"));
-  EXPECT_FALSE(matches("/a/**/b", "/a/x/y/c"));
-  EXPECT_TRUE(matches("/src/**", "/src"));
-  EXPECT_TRUE(matches("/src/**", "/src/a/b/c"));
-  EXPECT_FALSE(matches("/src/**", "/lib/a"));
-  EXPECT_TRUE(matches("/**", "/anything/at/all"));
-  EXPECT_TRUE(matches("/**/**/x", "/x"));
-  EXPECT_TRUE(matches("/**/**/x", "/a/b/x"));
+  expect_glob("/**/*.ts", {"/a.ts", "/x/y/z/a.ts"}, {"/x/y/z/a.js"});
+  expect_glob("/a/**/b", {"/a/b", "/a/x/y/b"}, {"/a/x/y/c"});
+  expect_glob("/src/**", {"/src", "/src/a/b/c"}, {"/lib/a"});
+  expect_glob("/**", {"/anything/at/all"}, {});
+  expect_glob("/**/**/x", {"/x", "/a/b/x"}, {});
 }
 
 TEST(GlobTest, DotNamesNeedALiteralDot) {
-  EXPECT_FALSE(matches("/*", "/.git"));
-  EXPECT_TRUE(matches("/.*", "/.git"));
-  EXPECT_TRUE(matches("/.git/*", "/.git/config"));
-  EXPECT_FALSE(matches("/**/x", "/.git/x"));  // "**" does not pass through dot directories
-  EXPECT_TRUE(matches("/.git/**", "/.git/a/b"));
-  EXPECT_FALSE(matches("/.git/**", "/.git/.a/b"));
-  EXPECT_TRUE(matches("/{.a,b}", "/.a"));
-  EXPECT_TRUE(matches("/\\.x", "/.x"));
-  EXPECT_FALSE(matches("/?git", "/.git"));
-  EXPECT_TRUE(matches("/x/.env", "/x/.env"));
+  expect_glob("/*", {}, {"/.git"});
+  expect_glob("/.*", {"/.git"}, {});
+  expect_glob("/.git/*", {"/.git/config"}, {});
+  // "**" does not pass through dot directories
+  expect_glob("/**/x", {}, {"/.git/x"});
+  expect_glob("/.git/**", {"/.git/a/b"}, {"/.git/.a/b"});
+  expect_glob("/{.a,b}", {"/.a"}, {});
+  expect_glob("/\\.x", {"/.x"}, {});
+  expect_glob("/?git", {}, {"/.git"});
+  expect_glob("/x/.env", {"/x/.env"}, {});
 }
 
 TEST(GlobTest, RelativePatternsStartAtTheRoot) {
-  EXPECT_TRUE(matches("src/*.ts", "/src/a.ts"));
-  EXPECT_TRUE(matches("**/*.ts", "/a/b.ts"));
-  EXPECT_TRUE(matches("*.md", "/README.md"));
-  EXPECT_FALSE(matches("*.md", "/docs/README.md"));
-  EXPECT_TRUE(matches("./a//b/./c", "/a/b/c"));  // "." and empty components vanish
+  expect_glob("src/*.ts", {"/src/a.ts"}, {});
+  expect_glob("**/*.ts", {"/a/b.ts"}, {});
+  expect_glob("*.md", {"/README.md"}, {"/docs/README.md"});
+  // "." and empty components vanish
+  expect_glob("./a//b/./c", {"/a/b/c"}, {});
 }
 
 TEST(GlobTest, BaseIsTheSharedLiteralPrefix) {
