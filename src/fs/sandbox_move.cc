@@ -16,7 +16,7 @@
 #include <utility>
 
 #include "common/path.h"
-#include "fs/policy.h"
+#include "fs/mount_rules.h"
 #include "fs/sandbox.h"
 
 namespace msb {
