@@ -1,120 +1,28 @@
-// The file tools beyond read/write/list: ranges, edits, moves and copies, mkdir -p and
-// attachments. Same discipline as sandbox.cc: a virtual path is located in the mount table,
-// checked against its mount's rules, then opened beneath the mount's pinned descriptor; every
-// later step works on the descriptors so opened, never on a host path.
+// Moves and copies: both ends located and checked (Error::index 0 = from, 1 = to), the source
+// opened and sized before the destination's rules are judged, then a rename (an unlink when the
+// destination is another link of the same file) or, across filesystems, a copy of exactly what
+// was checked.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <climits>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <optional>
+#include <string>
 #include <utility>
 
-#include "common/path.h"
-#include "fs/mount_rules.h"
 #include "fs/sandbox.h"
+#include "fs/sandbox_internal.h"
 
 namespace msb {
+
+using sandbox_internal::at_index;
+using sandbox_internal::from_errno;
+
 namespace {
-
-Error from_errno() {
-  return Error{errc_from_errno(errno), errno};
-}
-
-Error at_index(Error e, std::size_t index) {
-  e.index = index;
-  return e;
-}
-
-Error too_large(std::uint64_t size, std::uint64_t limit) {
-  Error e{Errc::too_large};
-  e.size = size;
-  e.limit = limit;
-  return e;
-}
-
-// The regular file an O_PATH lookup found, opened for reading (only then, and only if it is
-// one). A missing entry that a mount lies below is a directory, as read() reports it.
-Result<ReadableFile> regular_file(Result<UniqueFd> looked_up, const MountTable& table,
-                                  const VirtualPath& path) {
-  if (!looked_up) {
-    const Errc code = looked_up.error().code;
-    if (code == Errc::not_found && table.holds_mount_point(path)) return Errc::is_directory;
-    return looked_up.error();
-  }
-  return open_regular_file(looked_up.value().get());
-}
-
-Result<Bytes> allocate(std::size_t size) {
-  Bytes out;
-  // Never malloc(0): callers hand the block to runtimes that expect a real pointer.
-  out.data.reset(static_cast<std::uint8_t*>(std::malloc(size == 0 ? 1 : size)));
-  if (!out.data) return Errc::io_error;
-  return out;
-}
-
-Result<Bytes> read_at(int fd, std::uint64_t offset, std::size_t length) {
-  auto out = allocate(length);
-  if (!out) return out.error();
-  Bytes& bytes = out.value();
-  while (bytes.size < length) {
-    const ssize_t n = ::pread(fd, bytes.data.get() + bytes.size, length - bytes.size,
-                              static_cast<off_t>(offset + bytes.size));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return from_errno();
-    }
-    if (n == 0) break;  // the file shrank since fstat
-    bytes.size += static_cast<std::size_t>(n);
-  }
-  return out;
-}
-
-std::string_view as_text(const Bytes& bytes) {
-  return {reinterpret_cast<const char*>(bytes.data.get()), bytes.size};
-}
-
-struct Occurrences {
-  std::size_t count = 0;
-  std::size_t first = 0;
-};
-
-// Occurrences of a non-empty `needle`, overlapping ones included ("aa" occurs twice in "aaa":
-// which one to replace would be a guess), by Knuth-Morris-Pratt: linear in both lengths, so no
-// file and search text can make an edit quadratic.
-Occurrences find_occurrences(std::string_view hay, std::string_view needle) {
-  std::vector<std::size_t> border(needle.size(), 0);
-  for (std::size_t i = 1, k = 0; i < needle.size(); ++i) {
-    while (k > 0 && needle[i] != needle[k]) k = border[k - 1];
-    if (needle[i] == needle[k]) ++k;
-    border[i] = k;
-  }
-  Occurrences out;
-  for (std::size_t i = 0, k = 0; i < hay.size(); ++i) {
-    while (k > 0 && hay[i] != needle[k]) k = border[k - 1];
-    if (hay[i] == needle[k]) ++k;
-    if (k == needle.size()) {
-      if (out.count++ == 0) out.first = i + 1 - k;
-      k = border[k - 1];
-    }
-  }
-  return out;
-}
-
-std::string splice(std::string_view text, std::size_t at, std::size_t removed,
-                   std::string_view inserted) {
-  std::string out;
-  out.reserve(text.size() - removed + inserted.size());
-  out.append(text.substr(0, at));
-  out.append(inserted);
-  out.append(text.substr(at + removed));
-  return out;
-}
 
 // The entry a move would take from its directory: a file or a symlink, never a directory.
 Result<struct stat> movable_entry(int dir_fd, const std::string& name) {
@@ -201,64 +109,30 @@ Status move_across(int from_dir, const std::string& from, const struct stat& st,
 
 }  // namespace
 
-Result<Bytes> Sandbox::read_range(std::string_view text, std::uint64_t offset,
-                                  std::uint64_t length) const {
-  auto target = locate(text);
-  if (!target) return target.error();
-  const Target& t = target.value();
-  if (auto st = require_mount(t); !st) return st.error();
-  // The name's rules first, as read() does: a refused suffix is refused whether or not the
-  // file exists.
-  if (auto st = check_read_rules(t, 0); !st) return st.error();
-  auto file = regular_file(open(t, O_PATH), table_, t.path);
-  if (!file) return file.error();
-  const std::uint64_t size = file.value().size;
-  if (auto st = check_read_rules(t, size); !st) return st.error();
-  const std::uint64_t want =
-      offset >= size ? 0 : std::min({length, max_read_bytes_, size - offset});
-  return read_at(file.value().fd.get(), offset, static_cast<std::size_t>(want));
-}
-
-Status Sandbox::edit(std::string_view text, std::string_view old_text,
-                     std::string_view new_text) const {
-  if (old_text.empty()) return Errc::no_match;  // "" occurs everywhere: never what was meant
-  auto target = locate(text);
-  if (!target) return target.error();
-  const Target& t = target.value();
-  if (auto st = require_mount(t); !st) return st.error();
-  auto file = regular_file(open(t, O_PATH), table_, t.path);
-  if (!file) return file.error();
-  if (auto st = check_read_rules(t, file.value().size); !st) return st.error();
-  auto bytes = read_regular_file(file.value().fd.get(), read_limit(t));
-  if (!bytes) return bytes.error();
-  const std::string_view content = as_text(bytes.value());
-  const Occurrences found = find_occurrences(content, old_text);
-  if (found.count == 0) return Errc::no_match;
-  if (found.count > 1) {
-    Error e{Errc::ambiguous_match};
-    e.size = found.count;
-    return e;
-  }
-  const std::string updated = splice(content, found.first, old_text.size(), new_text);
-  if (auto st = check_write_rules(t, updated.size()); !st) return st;
-  auto dir = open_parent_for_change(t, false);
-  if (!dir) return dir.error();
-  return replace_file(dir.value().get(), t.path.parts.back(),
-                      reinterpret_cast<const std::uint8_t*>(updated.data()), updated.size());
-}
-
-Status Sandbox::move(std::string_view from_text, std::string_view to_text, bool overwrite) const {
+Result<Sandbox::TransferEnds> Sandbox::locate_transfer(std::string_view from_text,
+                                                       std::string_view to_text,
+                                                       Transfer kind) const {
   auto from = locate(from_text);
   if (!from) return at_index(from.error(), 0);
   auto to = locate(to_text);
   if (!to) return at_index(to.error(), 1);
-  const Target& f = from.value();
-  const Target& t = to.value();
-  if (auto st = check_delete_rules(f); !st) return at_index(st.error(), 0);
+  // A move takes the name away from the source, so it needs delete rights there; a copy needs
+  // only a file under a mount, whose read rules are judged once its size is known.
+  const Status source =
+      kind == Transfer::move ? check_delete_rules(from.value()) : require_mount(from.value());
+  if (!source) return at_index(source.error(), 0);
+  // The destination's rules need the source's size, so only its place is judged here; nothing
+  // is created for it until its rules have passed.
+  if (auto st = check_entry_changeable(to.value()); !st) return at_index(st.error(), 1);
+  return TransferEnds{std::move(from.value()), std::move(to.value())};
+}
+
+Status Sandbox::move(std::string_view from_text, std::string_view to_text, bool overwrite) const {
+  auto ends = locate_transfer(from_text, to_text, Transfer::move);
+  if (!ends) return ends.error();
+  const Target& f = ends.value().from;
+  const Target& t = ends.value().to;
   const std::string& from_name = f.path.parts.back();
-  // The destination's rules need the size, so the source is looked at first; nothing is
-  // created for the destination until its rules have passed.
-  if (auto st = writable(t); !st) return at_index(st.error(), 1);
   auto from_dir = open_parent_for_change(f, false, Change::remove);
   if (!from_dir) return at_index(from_dir.error(), 0);
   auto entry = movable_entry(from_dir.value().get(), from_name);
@@ -288,15 +162,11 @@ Status Sandbox::move(std::string_view from_text, std::string_view to_text, bool 
 }
 
 Status Sandbox::copy(std::string_view from_text, std::string_view to_text, bool overwrite) const {
-  auto from = locate(from_text);
-  if (!from) return at_index(from.error(), 0);
-  auto to = locate(to_text);
-  if (!to) return at_index(to.error(), 1);
-  const Target& f = from.value();
-  const Target& t = to.value();
-  if (auto st = require_mount(f); !st) return at_index(st.error(), 0);
-  if (auto st = writable(t); !st) return at_index(st.error(), 1);
-  auto file = regular_file(open(f, O_PATH), table_, f.path);
+  auto ends = locate_transfer(from_text, to_text, Transfer::copy);
+  if (!ends) return ends.error();
+  const Target& f = ends.value().from;
+  const Target& t = ends.value().to;
+  auto file = open_file_for_reading(f);
   if (!file) return at_index(file.error(), 0);
   const std::uint64_t size = file.value().size;
   if (auto st = check_read_rules(f, size); !st) return at_index(st.error(), 0);
@@ -310,83 +180,6 @@ Status Sandbox::copy(std::string_view from_text, std::string_view to_text, bool 
                              bytes.value().size, file.value().mode, overwrite);
   if (!placed) return at_index(placed.error(), 1);
   return ok_status();
-}
-
-Status Sandbox::make_directory(std::string_view text) const {
-  auto target = locate(text);
-  if (!target) return target.error();
-  const Target& t = target.value();
-  // The root and directories the mount table provides exist whatever the disk holds.
-  if (t.path.is_root() || table_.holds_mount_point(t.path)) return ok_status();
-  if (auto st = require_mount(t); !st) return st;
-  auto existing = open(t, O_PATH | O_DIRECTORY);
-  if (existing) return ok_status();
-  const Errc code = existing.error().code;
-  if (code != Errc::not_found && code != Errc::not_directory) return existing.error();
-  // Creating a directory is a write: the same refusals as for a file, minus the file rules.
-  if (auto st = writable(t); !st) return st;
-  if (t.at.mount->approval.write == Approval::blocked) return Errc::write_blocked;
-  auto dir = open_parent_for_change(t, true);
-  if (!dir) return dir.error();
-  const std::string& name = t.path.parts.back();
-  if (auto st = make_dir(dir.value().get(), name); !st) return st;
-  struct stat st;
-  if (::fstatat(dir.value().get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-    return from_errno();
-  }
-  if (!S_ISDIR(st.st_mode)) return Errc::already_exists;
-  return ok_status();
-}
-
-Result<std::vector<Bytes>> Sandbox::read_attachments(const std::vector<std::string>& paths,
-                                                     const AttachmentPolicy& policy) const {
-  if (paths.size() > policy.max_attachments) {
-    Error e{Errc::too_many_attachments};
-    e.size = paths.size();
-    e.limit = policy.max_attachments;
-    return e;
-  }
-  FilePolicy suffixes;
-  if (!policy.allowed_suffixes.empty()) suffixes.allowed_suffixes = policy.allowed_suffixes;
-  suffixes.denied_suffixes = policy.denied_suffixes;
-  std::vector<Target> targets;
-  for (std::size_t i = 0; i < paths.size(); ++i) {
-    auto target = locate(paths[i]);
-    if (!target) return at_index(target.error(), i);
-    const VirtualPath& path = target.value().path;
-    if (!suffix_allowed(suffixes, path.is_root() ? std::string_view() : path.parts.back())) {
-      return at_index(Error{Errc::suffix_not_allowed}, i);
-    }
-    targets.push_back(std::move(target.value()));
-  }
-  std::vector<ReadableFile> files;
-  std::uint64_t total = 0;
-  for (std::size_t i = 0; i < targets.size(); ++i) {
-    const Target& t = targets[i];
-    if (auto st = require_mount(t); !st) return at_index(st.error(), i);
-    auto file = regular_file(open(t, O_PATH), table_, t.path);
-    if (!file) return at_index(file.error(), i);
-    const std::uint64_t size = file.value().size;
-    if (auto st = check_read_rules(t, size); !st) return at_index(st.error(), i);
-    // Judged as soon as it is exceeded, so later paths are not even opened.
-    total = size > UINT64_MAX - total ? UINT64_MAX : total + size;
-    if (total > policy.max_total_bytes) {
-      Error e{Errc::attachments_too_large};
-      e.size = total;
-      e.limit = policy.max_total_bytes;
-      return e;
-    }
-    if (size > max_read_bytes_) return at_index(too_large(size, max_read_bytes_), i);
-    files.push_back(std::move(file.value()));
-  }
-  std::vector<Bytes> out;
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    // The checked size is the limit: a file that grew since fails rather than slipping past.
-    auto bytes = read_regular_file(files[i].fd.get(), files[i].size);
-    if (!bytes) return at_index(bytes.error(), i);
-    out.push_back(std::move(bytes.value()));
-  }
-  return out;
 }
 
 }  // namespace msb
