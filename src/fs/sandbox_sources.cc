@@ -4,19 +4,18 @@
 #include <vector>
 
 #include "fs/sandbox.h"
+#include "fs/sandbox_internal.h"
 
 namespace msb {
+
+using sandbox_internal::at_index;
 
 Status Sandbox::create_sources() const {
   pin_sources_once(true);
   const std::vector<Mount>& mounts = table_.mounts();
   for (std::size_t i = 0; i < mounts.size(); ++i) {
     auto fd = mounts[i].anchor->fd();
-    if (!fd) {
-      Error e = fd.error();
-      e.index = i;
-      return e;
-    }
+    if (!fd) return at_index(fd.error(), i);
   }
   return ok_status();
 }
@@ -41,11 +40,7 @@ Result<std::vector<ExecPath>> Sandbox::exec_paths() const {
     // A writable source that does not exist yet grants nothing. A read-only one must exist: a
     // command could otherwise create it, inside a writable source, and write there.
     if (!fd && fd.error().code == Errc::not_found && access != PathAccess::read) continue;
-    if (!fd) {
-      Error e = fd.error();
-      e.index = i;
-      return e;
-    }
+    if (!fd) return at_index(fd.error(), i);
     out.push_back({mounts[i].anchor->host_path(),
                    access,
                    mounts[i].anchor->id(),
@@ -55,11 +50,7 @@ Result<std::vector<ExecPath>> Sandbox::exec_paths() const {
   const std::vector<Mount>& hidden = table_.hidden();
   for (std::size_t i = 0; i < hidden.size(); ++i) {
     auto fd = hidden[i].anchor->fd();
-    if (!fd) {
-      Error e = fd.error();
-      e.index = mounts.size() + i;
-      return e;
-    }
+    if (!fd) return at_index(fd.error(), mounts.size() + i);
     out.push_back(
         {hidden[i].anchor->host_path(), PathAccess::protect, hidden[i].anchor->id(), {}, {}});
   }
