@@ -1,6 +1,5 @@
 // Making views, locating paths in the mount table, the rules each kind of access must pass and
-// opening beneath a mount. The operations themselves live in sandbox_read.cc, sandbox_write.cc,
-// sandbox_move.cc and sandbox_sources.cc.
+// opening beneath a mount: what every operation in the other sandbox_*.cc files starts with.
 #include "fs/sandbox.h"
 
 #include <algorithm>

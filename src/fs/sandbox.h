@@ -1,6 +1,8 @@
 // A worker's view of the host filesystem: a mount table plus the operations a file tool needs.
 // Every operation takes a virtual path, resolves it on descriptors beneath the right mount, and
-// reports failures as an Errc; nothing here prints, throws or aborts.
+// reports failures as an Errc; nothing here prints, throws or aborts. Implemented by concern in
+// sandbox.cc (views, locating, rules), sandbox_read.cc, sandbox_write.cc, sandbox_move.cc and
+// sandbox_sources.cc; the private section is grouped the same way.
 #pragma once
 
 #include <atomic>
