@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "fs/policy.h"
+#include "fs/mount_rules.h"
 
 namespace msb_binding {
 

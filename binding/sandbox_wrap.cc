@@ -285,7 +285,7 @@ Napi::Value SandboxWrap::CheckPath(const Napi::CallbackInfo& info) {
 Napi::Value SandboxWrap::CheckWritable(const Napi::CallbackInfo& info) {
   std::string path = string_arg(info, 0);
   const bool remove = info[1].IsString() && string_arg(info, 1) == "delete";
-  auto status = remove ? core_->check_deletable(path) : core_->check_writable(path);
+  auto status = remove ? core_->may_delete(path) : core_->may_write(path);
   if (status) return info.Env().Undefined();
   return make_error(Value(), make_error_, status.error(), path);
 }

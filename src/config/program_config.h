@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "config/config_error.h"
+#include "fs/mount_rules.h"
 #include "fs/mount_table.h"
-#include "fs/policy.h"
 
 namespace msb {
 

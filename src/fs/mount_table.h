@@ -12,7 +12,7 @@
 #include "common/error.h"
 #include "common/path.h"
 #include "fs/anchor.h"
-#include "fs/policy.h"
+#include "fs/mount_rules.h"
 
 namespace msb {
 

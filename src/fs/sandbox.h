@@ -1,6 +1,8 @@
 // A worker's view of the host filesystem: a mount table plus the operations a file tool needs.
 // Every operation takes a virtual path, resolves it on descriptors beneath the right mount, and
-// reports failures as an Errc; nothing here prints, throws or aborts.
+// reports failures as an Errc; nothing here prints, throws or aborts. Implemented by concern in
+// sandbox.cc (views, locating, rules), sandbox_read.cc, sandbox_write.cc, sandbox_move.cc and
+// sandbox_sources.cc; the private section is grouped the same way.
 #pragma once
 
 #include <atomic>
@@ -73,8 +75,11 @@ class Sandbox {
 
   // Lexical answers, no disk access.
   Result<std::string> host_path(std::string_view path) const;
-  Status check_writable(std::string_view path) const;
-  Status check_deletable(std::string_view path) const;
+  // The refusal a write (may_write) or a removal (may_delete) of `path` would meet from its
+  // mount's rules (read-only, blocked, suffixes), ok when none: what write() and remove() check
+  // before they touch the disk, where the enclosing source may still refuse.
+  Status may_write(std::string_view path) const;
+  Status may_delete(std::string_view path) const;
 
   Result<Bytes> read(std::string_view path) const;
   // Up to `length` bytes from `offset` (a read past the end returns fewer, possibly none). The
@@ -137,11 +142,22 @@ class Sandbox {
     VirtualPath path;
     Location at;  // at.mount is nullptr for paths under no mount (no-root tables only)
   };
+
+  // sandbox.cc: views, locating, rules, opening beneath a mount.
+  Result<std::shared_ptr<Sandbox>> derived(Result<MountTable> table) const;
+  // Settles every configured source together (source_pins.h) before the first operation that
+  // touches the disk, so no operation of this sandbox can plant something under a source that
+  // is not pinned yet. Derived sandboxes are made from a settled parent and start settled.
+  void pin_sources_once(bool create_missing = false) const;
+  bool sources_settled() const noexcept { return settled_.load(std::memory_order_acquire); }
   Result<Target> locate(std::string_view path) const;
   // For operations on a file's contents: the path must lie under a mount. Virtual directories
   // (the no-root "/" and directories holding mount targets) are is_directory, anything else
   // outside_sandbox.
   Status require_mount(const Target& target) const;
+  // Whether the entry itself may change at all: it lies under a mount that is not read-only and
+  // is neither the root nor a mount point. Approvals and file rules are the *_rules' business.
+  Status check_entry_changeable(const Target& target) const;
   // The rules each kind of access must pass before touching the disk. `size` is the file's
   // size (reads) or the new contents' (writes).
   Status check_read_rules(const Target& target, std::uint64_t size) const;
@@ -149,24 +165,36 @@ class Sandbox {
   Status check_delete_rules(const Target& target) const;
   // The largest file a read may return here: max_read_bytes or the policy's, if smaller.
   std::uint64_t read_limit(const Target& target) const;
-  Result<std::shared_ptr<Sandbox>> derived(Result<MountTable> table) const;
-  // Settles every configured source together (source_pins.h) before the first operation that
-  // touches the disk, so no operation of this sandbox can plant something under a source that
-  // is not pinned yet. Derived sandboxes are made from a settled parent and start settled.
-  void pin_sources_once(bool create_missing = false) const;
-  bool sources_settled() const noexcept { return settled_.load(std::memory_order_acquire); }
   Result<UniqueFd> open(const Target& target, int flags) const;
   std::optional<Result<UniqueFd>> open_now(const Target& target, int flags) const;
+
+  // sandbox_read.cc
+  // The regular file at `target`, opened for reading (only if it is one); a missing entry a
+  // mount lies below is is_directory, as read() reports it.
+  Result<ReadableFile> open_file_for_reading(const Target& target) const;
+
+  // sandbox_write.cc
   // The directory that will hold the entry a mutation creates or removes, after the read-only
   // rules have been checked for it.
   Result<UniqueFd> open_parent_for_change(const Target& target, bool create_missing,
                                           Change change = Change::write) const;
   Result<UniqueFd> make_parents(const Mount& mount, int base, const std::vector<std::string>& parts,
                                 std::size_t begin, std::size_t end) const;
-  Status writable(const Target& target) const;
-  // The directory's nearest enclosing configured source decides: its read-only flag and its
-  // approval for `change` (blocked refuses), whichever mount the path was named through.
-  Status check_nearest_mount_writable(int dir_fd, const Mount& mount, Change change) const;
+  // On the disk, after the lexical rules: the directory's nearest enclosing configured source
+  // decides (its read-only flag and its approval for `change`, blocked refuses), whichever mount
+  // the path was named through.
+  Status check_enclosing_source_allows(int dir_fd, const Mount& mount, Change change) const;
+
+  // sandbox_move.cc
+  enum class Transfer : std::uint8_t { copy, move };
+  struct TransferEnds {
+    Target from;
+    Target to;
+  };
+  // The checks move and copy share before either touches the disk: both ends located, the
+  // source's rights for `kind`, the destination's place. Errors carry the end's index.
+  Result<TransferEnds> locate_transfer(std::string_view from, std::string_view to,
+                                       Transfer kind) const;
 
   MountTable table_;
   std::uint64_t max_read_bytes_;

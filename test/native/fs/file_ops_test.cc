@@ -510,6 +510,40 @@ TEST_P(FileOpsTest, CopyFromReadOnlyButNeverIntoIt) {
   EXPECT_EQ(read_host(ro_ / "conf.ini"), "a=1");
 }
 
+// move and copy share their first checks: both ends' places are judged before either is looked
+// up on disk, the source's before the destination's.
+TEST_P(FileOpsTest, TransfersJudgeBothPlacesBeforeTheDisk) {
+  write_host(ro_ / "locked.txt", "L");
+  auto sb = make(with_mounts());
+  ASSERT_TRUE(sb);
+  const auto ro_before = tree(ro_);
+  for (bool moving : {true, false}) {
+    auto transfer = [&](const char* from, const char* to) {
+      return moving ? sb->move(from, to, true) : sb->copy(from, to, true);
+    };
+    auto invalid = transfer("relative", "also-relative");
+    ASSERT_EQ(code_of(invalid), Errc::invalid_path) << moving;
+    EXPECT_EQ(index_of(invalid), 0u) << moving;
+    // A missing source into a read-only mount: the destination's place refuses first.
+    auto missing_into_ro = transfer("/nope.txt", "/ro/x.txt");
+    ASSERT_EQ(code_of(missing_into_ro), Errc::read_only) << moving;
+    EXPECT_EQ(index_of(missing_into_ro), 1u) << moving;
+    auto onto_root = transfer("/nope.txt", "/");
+    ASSERT_EQ(code_of(onto_root), Errc::is_directory) << moving;
+    EXPECT_EQ(index_of(onto_root), 1u) << moving;
+  }
+  // Both ends read-only: a move is refused at its source, a copy (which may read there) at its
+  // destination.
+  auto move_within_ro = sb->move("/ro/locked.txt", "/ro/moved.txt", false);
+  ASSERT_EQ(code_of(move_within_ro), Errc::read_only);
+  EXPECT_EQ(index_of(move_within_ro), 0u);
+  auto copy_within_ro = sb->copy("/ro/locked.txt", "/ro/copied.txt", false);
+  ASSERT_EQ(code_of(copy_within_ro), Errc::read_only);
+  EXPECT_EQ(index_of(copy_within_ro), 1u);
+  EXPECT_EQ(tree(ro_), ro_before);
+  EXPECT_FALSE(host_entry_exists(root_ / "also-relative"));
+}
+
 TEST_P(FileOpsTest, CopyChecksBothEndsPolicies) {
   write_host(root_ / "big.txt", "0123456789");
   write_host(root_ / "key.pem", "k");

@@ -1,6 +1,7 @@
 // Per-mount rules layered on top of the mount table: whether a change needs the user's consent
 // (approvals) and which files a worker may read or write there (suffixes, size). Derived
-// sandboxes only ever tighten them.
+// sandboxes only ever tighten them. FilePolicy keeps the facade's word (a mount's `policy`,
+// FilePolicyInfo); the launcher's exec policy and golem-forge's AttachmentPolicy are other things.
 #pragma once
 
 #include <cstdint>

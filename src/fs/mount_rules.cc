@@ -1,4 +1,4 @@
-#include "fs/policy.h"
+#include "fs/mount_rules.h"
 
 #include <algorithm>
 

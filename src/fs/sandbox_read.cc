@@ -1,0 +1,237 @@
+// The reading side of the file tools: whole files, ranges, attachments, stat, exists and
+// directory listings, plus the attempts that never block the JS thread. A read checks the name's
+// rules, opens the file beneath its mount, then checks its size on the opened descriptor.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdint>
+#include <cstdlib>
+
+#include "fs/mount_rules.h"
+#include "fs/sandbox.h"
+#include "fs/sandbox_internal.h"
+
+namespace msb {
+
+using sandbox_internal::at_index;
+using sandbox_internal::from_errno;
+using sandbox_internal::kPathFlags;
+using sandbox_internal::too_large;
+
+namespace {
+
+constexpr int kDirFlags = O_RDONLY | O_DIRECTORY;
+
+Result<Bytes> allocate(std::size_t size) {
+  Bytes out;
+  // Never malloc(0): callers hand the block to runtimes that expect a real pointer.
+  out.data.reset(static_cast<std::uint8_t*>(std::malloc(size == 0 ? 1 : size)));
+  if (!out.data) return Errc::io_error;
+  return out;
+}
+
+Result<Bytes> read_at(int fd, std::uint64_t offset, std::size_t length) {
+  auto out = allocate(length);
+  if (!out) return out.error();
+  Bytes& bytes = out.value();
+  while (bytes.size < length) {
+    const ssize_t n = ::pread(fd, bytes.data.get() + bytes.size, length - bytes.size,
+                              static_cast<off_t>(offset + bytes.size));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return from_errno();
+    }
+    if (n == 0) break;  // the file shrank since fstat
+    bytes.size += static_cast<std::size_t>(n);
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<ReadableFile> Sandbox::open_file_for_reading(const Target& t) const {
+  auto looked_up = open(t, kPathFlags);
+  if (!looked_up) {
+    // A missing entry that a mount lies below is a directory of the virtual tree.
+    if (looked_up.error().code == Errc::not_found && table_.holds_mount_point(t.path)) {
+      return Errc::is_directory;
+    }
+    return looked_up.error();
+  }
+  return open_regular_file(looked_up.value().get());
+}
+
+std::optional<Result<Bytes>> Sandbox::read_now(std::string_view text) const {
+  auto target = locate(text);
+  if (!target) return Result<Bytes>(target.error());
+  const Target& t = target.value();
+  if (t.at.mount == nullptr) return std::nullopt;
+  if (auto st = check_read_rules(t, 0); !st) return Result<Bytes>(st.error());
+  // O_PATH first: it runs no filesystem open hook, so nothing here can wait on FUSE or NFS.
+  auto path_fd = open_now(t, kPathFlags);
+  if (!path_fd || !path_fd->ok()) return std::nullopt;  // refusals are classified when blocking
+  // A file over a limit is left to read(), which reports the size and the limit.
+  auto bytes =
+      read_local_cached_file(path_fd->value().get(), std::min(read_limit(t), kMaxInlineReadBytes));
+  if (!bytes) return std::nullopt;
+  return Result<Bytes>(std::move(*bytes));
+}
+
+std::optional<Result<FileInfo>> Sandbox::stat_now(std::string_view text) const {
+  auto target = locate(text);
+  if (!target) return Result<FileInfo>(target.error());
+  auto fd = open_now(target.value(), kPathFlags);
+  if (!fd || !fd->ok()) return std::nullopt;
+  auto info = stat_fd(fd->value().get(), true);
+  if (!info) return std::nullopt;
+  return info;
+}
+
+std::optional<Result<bool>> Sandbox::exists_now(std::string_view text) const {
+  auto target = locate(text);
+  if (!target) return Result<bool>(target.error());
+  auto fd = open_now(target.value(), kPathFlags);
+  if (!fd) return std::nullopt;
+  if (fd->ok()) return Result<bool>(true);
+  // A cached negative entry: the same answer exists() gives for not_found.
+  return Result<bool>(table_.holds_mount_point(target.value().path));
+}
+
+Result<Bytes> Sandbox::read(std::string_view text) const {
+  auto target = locate(text);
+  if (!target) return target.error();
+  const Target& t = target.value();
+  if (t.at.mount != nullptr) {
+    if (auto st = check_read_rules(t, 0); !st) return st.error();
+  }
+  auto file = open_file_for_reading(t);
+  if (!file) return file.error();
+  return read_regular_file(file.value().fd.get(), read_limit(t));
+}
+
+Result<bool> Sandbox::exists(std::string_view text) const {
+  auto target = locate(text);
+  if (!target) return target.error();
+  auto fd = open(target.value(), kPathFlags);
+  if (fd) return true;
+  const Errc code = fd.error().code;
+  if (code == Errc::outside_sandbox) return false;  // nothing is there in the virtual tree
+  if (code == Errc::not_found || code == Errc::not_directory) {
+    return table_.holds_mount_point(target.value().path);
+  }
+  return fd.error();
+}
+
+Result<FileInfo> Sandbox::stat(std::string_view text) const {
+  auto target = locate(text);
+  if (!target) return target.error();
+  auto fd = open(target.value(), kPathFlags);
+  if (!fd) {
+    if ((fd.error().code == Errc::not_found || fd.error().code == Errc::not_directory) &&
+        table_.holds_mount_point(target.value().path)) {
+      FileInfo synthetic;  // a directory that exists only because a mount lies below it
+      synthetic.is_directory = true;
+      return synthetic;
+    }
+    return fd.error();
+  }
+  return stat_fd(fd.value().get());
+}
+
+Result<std::vector<std::string>> Sandbox::list(std::string_view text) const {
+  auto target = locate(text);
+  if (!target) return target.error();
+  const Target& t = target.value();
+  std::vector<std::string> names = table_.mount_entries_in(t.path);
+  auto fd = open(t, kDirFlags);
+  if (fd) {
+    auto entries = read_dir_names(fd.value().get());
+    if (!entries) return entries.error();
+    names.insert(names.end(), entries.value().begin(), entries.value().end());
+  } else {
+    const Errc code = fd.error().code;
+    const bool virtual_dir =
+        !names.empty() && (code == Errc::not_found || code == Errc::not_directory);
+    if (!virtual_dir) return fd.error();
+  }
+  std::size_t total = 0;
+  for (const std::string& name : names) total += name.size() + 1;
+  if (total > kMaxListBytes) return too_large(total, kMaxListBytes);
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
+Result<Bytes> Sandbox::read_range(std::string_view text, std::uint64_t offset,
+                                  std::uint64_t length) const {
+  auto target = locate(text);
+  if (!target) return target.error();
+  const Target& t = target.value();
+  if (auto st = require_mount(t); !st) return st.error();
+  // The name's rules first, as read() does: a refused suffix is refused whether or not the
+  // file exists.
+  if (auto st = check_read_rules(t, 0); !st) return st.error();
+  auto file = open_file_for_reading(t);
+  if (!file) return file.error();
+  const std::uint64_t size = file.value().size;
+  if (auto st = check_read_rules(t, size); !st) return st.error();
+  const std::uint64_t want =
+      offset >= size ? 0 : std::min({length, max_read_bytes_, size - offset});
+  return read_at(file.value().fd.get(), offset, static_cast<std::size_t>(want));
+}
+
+Result<std::vector<Bytes>> Sandbox::read_attachments(const std::vector<std::string>& paths,
+                                                     const AttachmentPolicy& policy) const {
+  if (paths.size() > policy.max_attachments) {
+    Error e{Errc::too_many_attachments};
+    e.size = paths.size();
+    e.limit = policy.max_attachments;
+    return e;
+  }
+  FilePolicy suffixes;
+  if (!policy.allowed_suffixes.empty()) suffixes.allowed_suffixes = policy.allowed_suffixes;
+  suffixes.denied_suffixes = policy.denied_suffixes;
+  std::vector<Target> targets;
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    auto target = locate(paths[i]);
+    if (!target) return at_index(target.error(), i);
+    const VirtualPath& path = target.value().path;
+    if (!suffix_allowed(suffixes, path.is_root() ? std::string_view() : path.parts.back())) {
+      return at_index(Error{Errc::suffix_not_allowed}, i);
+    }
+    targets.push_back(std::move(target.value()));
+  }
+  std::vector<ReadableFile> files;
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    const Target& t = targets[i];
+    if (auto st = require_mount(t); !st) return at_index(st.error(), i);
+    auto file = open_file_for_reading(t);
+    if (!file) return at_index(file.error(), i);
+    const std::uint64_t size = file.value().size;
+    if (auto st = check_read_rules(t, size); !st) return at_index(st.error(), i);
+    // Judged as soon as it is exceeded, so later paths are not even opened.
+    total = size > UINT64_MAX - total ? UINT64_MAX : total + size;
+    if (total > policy.max_total_bytes) {
+      Error e{Errc::attachments_too_large};
+      e.size = total;
+      e.limit = policy.max_total_bytes;
+      return e;
+    }
+    if (size > max_read_bytes_) return at_index(too_large(size, max_read_bytes_), i);
+    files.push_back(std::move(file.value()));
+  }
+  std::vector<Bytes> out;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    // The checked size is the limit: a file that grew since fails rather than slipping past.
+    auto bytes = read_regular_file(files[i].fd.get(), files[i].size);
+    if (!bytes) return at_index(bytes.error(), i);
+    out.push_back(std::move(bytes.value()));
+  }
+  return out;
+}
+
+}  // namespace msb

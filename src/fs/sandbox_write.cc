@@ -1,0 +1,267 @@
+// The changing side of the file tools: write, edit, remove and mkdir -p. Every change opens the
+// directory that will hold the entry beneath its mount, creating missing parents one checked
+// step at a time, and asks the directory's nearest enclosing source whether it may change there.
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fs/sandbox.h"
+#include "fs/sandbox_internal.h"
+
+namespace msb {
+
+using sandbox_internal::from_errno;
+using sandbox_internal::kPathFlags;
+
+namespace {
+
+std::string_view as_text(const Bytes& bytes) {
+  return {reinterpret_cast<const char*>(bytes.data.get()), bytes.size};
+}
+
+struct Occurrences {
+  std::size_t count = 0;
+  std::size_t first = 0;
+};
+
+// Occurrences of a non-empty `needle`, overlapping ones included ("aa" occurs twice in "aaa":
+// which one to replace would be a guess), by Knuth-Morris-Pratt: linear in both lengths, so no
+// file and search text can make an edit quadratic.
+Occurrences find_occurrences(std::string_view hay, std::string_view needle) {
+  std::vector<std::size_t> border(needle.size(), 0);
+  for (std::size_t i = 1, k = 0; i < needle.size(); ++i) {
+    while (k > 0 && needle[i] != needle[k]) k = border[k - 1];
+    if (needle[i] == needle[k]) ++k;
+    border[i] = k;
+  }
+  Occurrences out;
+  for (std::size_t i = 0, k = 0; i < hay.size(); ++i) {
+    while (k > 0 && hay[i] != needle[k]) k = border[k - 1];
+    if (hay[i] == needle[k]) ++k;
+    if (k == needle.size()) {
+      if (out.count++ == 0) out.first = i + 1 - k;
+      k = border[k - 1];
+    }
+  }
+  return out;
+}
+
+std::string splice(std::string_view text, std::size_t at, std::size_t removed,
+                   std::string_view inserted) {
+  std::string out;
+  out.reserve(text.size() - removed + inserted.size());
+  out.append(text.substr(0, at));
+  out.append(inserted);
+  out.append(text.substr(at + removed));
+  return out;
+}
+
+}  // namespace
+
+Status Sandbox::write(std::string_view text, const std::uint8_t* data, std::size_t size) const {
+  auto target = locate(text);
+  if (!target) return target.error();
+  const Target& t = target.value();
+  if (auto st = check_write_rules(t, size); !st) return st;
+  auto dir = open_parent_for_change(t, true);
+  if (!dir) return dir.error();
+  return replace_file(dir.value().get(), t.path.parts.back(), data, size);
+}
+
+Status Sandbox::remove(std::string_view text) const {
+  auto target = locate(text);
+  if (!target) return target.error();
+  const Target& t = target.value();
+  if (auto st = check_delete_rules(t); !st) return st;
+  auto dir = open_parent_for_change(t, false, Change::remove);
+  if (!dir) return dir.error();
+  return remove_entry(dir.value().get(), t.path.parts.back());
+}
+
+Status Sandbox::edit(std::string_view text, std::string_view old_text,
+                     std::string_view new_text) const {
+  if (old_text.empty()) return Errc::no_match;  // "" occurs everywhere: never what was meant
+  auto target = locate(text);
+  if (!target) return target.error();
+  const Target& t = target.value();
+  if (auto st = require_mount(t); !st) return st.error();
+  auto file = open_file_for_reading(t);
+  if (!file) return file.error();
+  if (auto st = check_read_rules(t, file.value().size); !st) return st.error();
+  auto bytes = read_regular_file(file.value().fd.get(), read_limit(t));
+  if (!bytes) return bytes.error();
+  const std::string_view content = as_text(bytes.value());
+  const Occurrences found = find_occurrences(content, old_text);
+  if (found.count == 0) return Errc::no_match;
+  if (found.count > 1) {
+    Error e{Errc::ambiguous_match};
+    e.size = found.count;
+    return e;
+  }
+  const std::string updated = splice(content, found.first, old_text.size(), new_text);
+  if (auto st = check_write_rules(t, updated.size()); !st) return st;
+  auto dir = open_parent_for_change(t, false);
+  if (!dir) return dir.error();
+  return replace_file(dir.value().get(), t.path.parts.back(),
+                      reinterpret_cast<const std::uint8_t*>(updated.data()), updated.size());
+}
+
+Status Sandbox::make_directory(std::string_view text) const {
+  auto target = locate(text);
+  if (!target) return target.error();
+  const Target& t = target.value();
+  // The root and directories the mount table provides exist whatever the disk holds.
+  if (t.path.is_root() || table_.holds_mount_point(t.path)) return ok_status();
+  if (auto st = require_mount(t); !st) return st;
+  auto existing = open(t, kPathFlags | O_DIRECTORY);
+  if (existing) return ok_status();
+  const Errc code = existing.error().code;
+  if (code != Errc::not_found && code != Errc::not_directory) return existing.error();
+  // Creating a directory is a write: the same refusals as for a file, minus the file rules.
+  if (auto st = check_entry_changeable(t); !st) return st;
+  if (t.at.mount->approval.write == Approval::blocked) return Errc::write_blocked;
+  auto dir = open_parent_for_change(t, true);
+  if (!dir) return dir.error();
+  const std::string& name = t.path.parts.back();
+  if (auto st = make_dir(dir.value().get(), name); !st) return st;
+  struct stat st;
+  if (::fstatat(dir.value().get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    return from_errno();
+  }
+  if (!S_ISDIR(st.st_mode)) return Errc::already_exists;
+  return ok_status();
+}
+
+Result<UniqueFd> Sandbox::open_parent_for_change(const Target& t, bool create_missing,
+                                                 Change change) const {
+  const Mount& mount = *t.at.mount;
+  pin_sources_once();
+  auto base = mount.anchor->fd();
+  if (!base) return base.error();
+  const std::size_t end = t.path.parts.size() - 1;
+  const OpenRequest dir_request{kPathFlags | O_DIRECTORY, 0, true};
+  auto dir = open_beneath(base.value(), t.path.parts, t.at.rest_begin, end, dir_request, resolver_);
+  if (!dir && dir.error().code == Errc::not_found && create_missing) {
+    dir = make_parents(mount, base.value(), t.path.parts, t.at.rest_begin, end);
+  }
+  if (!dir) return dir.error();
+  if (auto st = check_enclosing_source_allows(dir.value().get(), mount, change); !st) {
+    return st.error();
+  }
+  return dir;
+}
+
+Result<UniqueFd> Sandbox::make_parents(const Mount& mount, int base,
+                                       const std::vector<std::string>& parts, std::size_t begin,
+                                       std::size_t end) const {
+  const OpenRequest dir_request{kPathFlags | O_DIRECTORY, 0, true};
+  // Each prefix is resolved from the mount's own descriptor, so symlinks get exactly the
+  // treatment they get on the normal path; every directory we create in is checked first.
+  Result<UniqueFd> dir = Errc::not_found;
+  for (std::size_t i = begin; i < end; ++i) {
+    auto next = open_beneath(base, parts, begin, i + 1, dir_request, resolver_);
+    if (!next && next.error().code == Errc::not_found) {
+      auto parent = open_beneath(base, parts, begin, i, dir_request, resolver_);
+      if (!parent) return parent.error();
+      if (auto st = check_enclosing_source_allows(parent.value().get(), mount, Change::write);
+          !st) {
+        return st.error();
+      }
+      if (auto st = make_dir(parent.value().get(), parts[i]); !st) return st.error();
+      next = open_beneath(base, parts, begin, i + 1, dir_request, resolver_);
+    }
+    if (!next) return next.error();
+    dir = std::move(next);
+  }
+  return dir;
+}
+
+namespace {
+
+// How far up check_enclosing_source_allows climbs before giving up: deeper than any real tree.
+constexpr int kMaxParentWalk = 4096;
+
+// What a mount's own rules say about a change in it: read-only before blocked.
+Errc change_verdict(const Mount& m, Change change) {
+  if (m.readonly) return Errc::read_only;
+  const Approval approval = change == Change::write ? m.approval.write : m.approval.remove;
+  if (approval == Approval::blocked) {
+    return change == Change::write ? Errc::write_blocked : Errc::delete_blocked;
+  }
+  return Errc::ok;
+}
+
+struct SourceRule {
+  FileId id;
+  Errc verdict;
+};
+
+// The strictest verdict recorded for a directory, or nullopt when it is no source.
+std::optional<Errc> verdict_for(const std::vector<SourceRule>& rules, const FileId& id) {
+  std::optional<Errc> out;
+  for (const SourceRule& r : rules) {
+    if (!(r.id == id)) continue;
+    if (!out || *out == Errc::ok || r.verdict == Errc::read_only) out = r.verdict;
+  }
+  return out;
+}
+
+}  // namespace
+
+Status Sandbox::check_enclosing_source_allows(int dir_fd, const Mount& mount, Change change) const {
+  if (Errc own = change_verdict(mount, change); own != Errc::ok) return own;
+  std::vector<SourceRule> rules;
+  bool any_restriction = false;
+  auto note = [&](const Anchor& anchor, Errc verdict) {
+    if (!anchor.fd()) return;  // a refused source cannot contain this directory
+    rules.push_back(SourceRule{anchor.id(), verdict});
+    any_restriction = any_restriction || verdict != Errc::ok;
+  };
+  // Permissive boundaries are configured sources only: a restricted root inside a read-only
+  // source must not stop the walk before it reaches that source.
+  for (const Mount& m : table_.mounts()) {
+    const Errc verdict = change_verdict(m, change);
+    if (verdict != Errc::ok) {
+      note(*m.anchor, verdict);
+    } else if (m.anchor->fd()) {
+      note(m.anchor->origin(), Errc::ok);
+    }
+  }
+  for (const Mount& hidden : table_.hidden()) {
+    if (Errc verdict = change_verdict(hidden, change); verdict != Errc::ok) {
+      note(*hidden.anchor, verdict);
+    }
+  }
+  if (!any_restriction) return ok_status();
+
+  // Walk up from the directory: the nearest enclosing mount source decides (read-only wins
+  // when a directory is both), so a read-only or blocked source that also lies inside a
+  // writable one keeps its rules however it was reached.
+  auto id = file_id(dir_fd);
+  if (!id) return id.error();
+  UniqueFd current;
+  int cur = dir_fd;
+  for (int depth = 0; depth < kMaxParentWalk; ++depth) {
+    if (auto verdict = verdict_for(rules, id.value())) {
+      return *verdict == Errc::ok ? ok_status() : Status(*verdict);
+    }
+    UniqueFd parent(::openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!parent.valid()) return from_errno();
+    auto parent_id = file_id(parent.get());
+    if (!parent_id) return parent_id.error();
+    // Reached "/" without meeting any source: the directory was moved out from under its
+    // mount by someone else. Refuse rather than guess.
+    if (parent_id.value() == id.value()) return Errc::read_only;
+    current = std::move(parent);
+    cur = current.get();
+    id = parent_id;
+  }
+  return Errc::io_error;
+}
+
+}  // namespace msb
