@@ -1,4 +1,4 @@
-#include "fs/fs_backend.h"
+#include "fs/fd_io.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "fs/fs_backend.h"
+#include "fs/fd_io.h"
 
 namespace msb {
 namespace {
