@@ -17,7 +17,7 @@ export type ErrorFactory = (
   this: NativeSandbox,
   code: string,
   path: string,
-  details: { size?: number; limit?: number; errno?: number; index?: number },
+  details: { size?: number; limit?: number; errno?: number; index?: number; syscall?: string },
 ) => Error;
 
 export interface NativeStat {

@@ -79,6 +79,8 @@ function errorFromCode(code, path, given, context) {
   const details = Object.assign(Object.create(null), given);
   const error = errorFor(code, path, details, context);
   if (details.index !== undefined) error.index = details.index;
+  // As on Node's fs errors: the system call the host refused, never its arguments.
+  if (details.syscall !== undefined) error.syscall = details.syscall;
   return error;
 }
 

@@ -365,7 +365,8 @@ function parseStatus(text) {
       const list = (s) => (s === '-' ? [] : s.split(','));
       status.ok = { landlockAbi: Number(rest[0]), layers: list(rest[1]), missing: list(rest[2]) };
     } else if (kind === 'error') {
-      status.error = { stage: rest[0], errno: Number(rest[rest.length - 1]) };
+      // "error <stage> [<syscall>] <errno>": the call's name where one failed.
+      status.error = { stage: rest[0], syscall: rest.length > 2 ? rest[1] : undefined, errno: Number(rest[rest.length - 1]) };
     } else if (kind === 'exec') {
       status.execErrno = Number(rest[0]);
     } else if (kind === 'status') {
@@ -542,7 +543,11 @@ async function exec(sandbox, handle, givenArgv, options = {}) {
     const ran = await runAllowingFallback(policy, opts);
     const { status } = ran;
     enforced = status.ok;
-    if (status.error) throw launchError(status.error.stage, status.error.errno, opts.cwd);
+    if (status.error) {
+      const error = launchError(status.error.stage, status.error.errno, opts.cwd);
+      if (status.error.syscall) error.syscall = status.error.syscall;
+      throw error;
+    }
     if (!status.ok) {
       if (ran.timedOut) throw new ExecError('the exec launcher did not start in time', undefined, 'start');
       throw new ExecError('the exec launcher ended without confining the command', undefined, 'start');

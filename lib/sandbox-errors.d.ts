@@ -61,6 +61,8 @@ export declare class SandboxError extends Error {
   readonly path?: string;
   /** Which element of a list argument (attachments, zones) was refused, when one was. */
   index?: number;
+  /** The system call the host refused ("openat", "renameat2"), when one did; as on Node's fs errors. */
+  syscall?: string;
   constructor(code: string, message: string, path?: string);
   toLLMMessage(): string;
 }

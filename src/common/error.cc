@@ -37,6 +37,7 @@ std::string_view errc_name(Errc code) noexcept {
     case Errc::invalid_pattern: return "INVALID_PATTERN";
     case Errc::untrusted_source: return "UNTRUSTED_SOURCE";
     case Errc::proc_unavailable: return "PROC_UNAVAILABLE";
+    case Errc::changed_underneath: return "CHANGED_UNDERNEATH";
   }
   return "IO_ERROR";
 }
@@ -58,6 +59,72 @@ Errc errc_from_errno(int err) noexcept {
     case ENAMETOOLONG: return Errc::invalid_path;
     default: return Errc::io_error;
   }
+}
+
+std::string_view sysop_name(SysOp op) noexcept {
+  switch (op) {
+    case SysOp::none: return "";
+    case SysOp::open: return "open";
+    case SysOp::openat: return "openat";
+    case SysOp::openat2: return "openat2";
+    case SysOp::fstat: return "fstat";
+    case SysOp::fstatat: return "fstatat";
+    case SysOp::statx: return "statx";
+    case SysOp::read: return "read";
+    case SysOp::pread: return "pread";
+    case SysOp::write: return "write";
+    case SysOp::readlinkat: return "readlinkat";
+    case SysOp::getdents64: return "getdents64";
+    case SysOp::mkdirat: return "mkdirat";
+    case SysOp::unlinkat: return "unlinkat";
+    case SysOp::renameat: return "renameat";
+    case SysOp::renameat2: return "renameat2";
+    case SysOp::linkat: return "linkat";
+    case SysOp::symlinkat: return "symlinkat";
+    case SysOp::fchmod: return "fchmod";
+    case SysOp::fcntl: return "fcntl";
+    case SysOp::fchdir: return "fchdir";
+    case SysOp::chdir: return "chdir";
+    case SysOp::mount: return "mount";
+    case SysOp::umount2: return "umount2";
+    case SysOp::open_tree: return "open_tree";
+    case SysOp::move_mount: return "move_mount";
+    case SysOp::mount_setattr: return "mount_setattr";
+    case SysOp::pivot_root: return "pivot_root";
+    case SysOp::unshare: return "unshare";
+    case SysOp::socket: return "socket";
+    case SysOp::ioctl: return "ioctl";
+    case SysOp::prctl: return "prctl";
+    case SysOp::capset: return "capset";
+    case SysOp::landlock_create_ruleset: return "landlock_create_ruleset";
+    case SysOp::landlock_add_rule: return "landlock_add_rule";
+    case SysOp::landlock_restrict_self: return "landlock_restrict_self";
+  }
+  return "";
+}
+
+Error from_errno(SysOp op, int err) noexcept {
+  Error e{errc_from_errno(err), err};
+  e.op = op;
+  return e;
+}
+
+Error sys_failure(SysOp op, int err) noexcept {
+  Error e{Errc::io_error, err};
+  e.op = op;
+  return e;
+}
+
+Error too_large(std::uint64_t size, std::uint64_t limit) noexcept {
+  Error e{Errc::too_large};
+  e.size = size;
+  e.limit = limit;
+  return e;
+}
+
+Error at_index(Error error, std::size_t index) noexcept {
+  error.index = index;
+  return error;
 }
 
 }  // namespace msb

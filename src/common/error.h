@@ -42,12 +42,58 @@ enum class Errc : std::uint8_t {
   invalid_pattern,        // glob pattern is malformed
   untrusted_source,       // a mount source is reached through a symlink inside a writable source
   proc_unavailable,       // /proc is not mounted: a checked file cannot be reopened safely
+  changed_underneath,     // exec launcher: a path names another inode than the sandbox pinned
 };
 
 std::string_view errc_name(Errc code) noexcept;
 
 // Maps an errno from a syscall on sandboxed paths to the closest Errc.
 Errc errc_from_errno(int err) noexcept;
+
+// The system call an Error comes from, so a report names the step the host refused (as
+// libpathrs and Node's fs errors do). A closed set: the name is all a report carries, never
+// the call's arguments, which may be host paths.
+enum class SysOp : std::uint8_t {
+  none = 0,  // the refusal is the sandbox's own, or no single call failed
+  open,
+  openat,
+  openat2,
+  fstat,
+  fstatat,
+  statx,
+  read,
+  pread,
+  write,
+  readlinkat,
+  getdents64,
+  mkdirat,
+  unlinkat,
+  renameat,
+  renameat2,
+  linkat,
+  symlinkat,
+  fchmod,
+  fcntl,
+  fchdir,
+  chdir,
+  mount,
+  umount2,
+  open_tree,
+  move_mount,
+  mount_setattr,
+  pivot_root,
+  unshare,
+  socket,
+  ioctl,
+  prctl,
+  capset,
+  landlock_create_ruleset,
+  landlock_add_rule,
+  landlock_restrict_self,
+};
+
+// The call's own name ("renameat2"), "" for SysOp::none.
+std::string_view sysop_name(SysOp op) noexcept;
 
 struct Error {
   Errc code = Errc::io_error;
@@ -58,6 +104,7 @@ struct Error {
   // the attachment or zone request's position otherwise. kNoIndex when there is one input.
   std::size_t index = kNoIndex;
   static constexpr std::size_t kNoIndex = static_cast<std::size_t>(-1);
+  SysOp op = SysOp::none;  // the call that failed, where sys_errno comes from one
 };
 
 // Minimal expected<T, Error>: std::expected needs C++23.
@@ -79,17 +126,22 @@ class Result {
   std::variant<T, Error> state_;
 };
 
-// A failed system call the core does not map to a refusal of its own (the exec launcher's steps).
-inline Error sys_error(int err) {
-  Error e{Errc::io_error};
-  e.sys_errno = err;
-  return e;
-}
-
 struct Unit {};
 using Status = Result<Unit>;
 inline Status ok_status() {
   return Unit{};
 }
+
+// The only places that turn an errno into an Error. `from_errno` maps it to the closest refusal
+// (ENOENT: not_found, ...), for calls on sandboxed paths; `sys_failure` keeps it an io_error, for
+// steps whose failure is never the caller's refusal (the exec launcher's).
+Error from_errno(SysOp op, int err) noexcept;
+Error sys_failure(SysOp op, int err) noexcept;
+
+// too_large with the size found and the limit it exceeds.
+Error too_large(std::uint64_t size, std::uint64_t limit) noexcept;
+
+// `error` about the input at `index` (see Error::index).
+Error at_index(Error error, std::size_t index) noexcept;
 
 }  // namespace msb

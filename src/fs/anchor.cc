@@ -3,7 +3,7 @@
 #include <fcntl.h>
 
 #include "common/path.h"
-#include "fs/fs_backend.h"
+#include "fs/fd_io.h"
 
 namespace msb {
 

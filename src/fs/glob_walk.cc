@@ -14,8 +14,12 @@
 #include <utility>
 
 #include "common/path.h"
+#include "common/sys.h"
 
 namespace msb {
+
+using sys::EntryType;
+
 namespace {
 
 constexpr int kDirFlags = O_RDONLY | O_DIRECTORY;
@@ -32,10 +36,6 @@ constexpr std::size_t kAddWork = 256;     // a path added to the result
 constexpr std::size_t kFreeWork = 16;     // an entry freed unread when a walk stops early
 constexpr std::size_t kOpenWork = 4096;   // a directory opened, and closed when left
 
-Error from_errno() {
-  return Error{errc_from_errno(errno), errno};
-}
-
 // Codes a glob walk treats as "nothing to see here" for a subdirectory: it vanished, turned
 // into something else, or is closed to us. Anything else is reported.
 bool skippable(Errc code) {
@@ -46,9 +46,7 @@ bool skippable(Errc code) {
 
 // A directory inside the one `dir_fd` holds, refused if it is (or has just become) a symlink.
 Result<UniqueFd> open_subdirectory(int dir_fd, const std::string& name) {
-  UniqueFd fd(::openat(dir_fd, name.c_str(), kDirFlags | O_NOFOLLOW | O_CLOEXEC));
-  if (!fd.valid()) return from_errno();
-  return fd;
+  return sys::open_at(dir_fd, name.c_str(), kDirFlags | O_NOFOLLOW);
 }
 
 std::string child_text(const std::string& dir, const std::string& name) {
@@ -95,7 +93,7 @@ class GlobTask::Listing {
   Result<std::size_t> read_batch(int fd) {
     if (fd < 0) return finish_reading();
     std::vector<WalkEntry> run;
-    auto more = read_dir_batch(fd, [&run](std::string_view name, EntryType type) {
+    auto more = sys::read_dir_batch(fd, [&run](std::string_view name, EntryType type) {
       run.push_back(WalkEntry{std::string(name), type, false});
     });
     if (!more) {

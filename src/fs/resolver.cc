@@ -8,10 +8,10 @@
 
 #include <atomic>
 #include <cerrno>
-#include <climits>
 #include <deque>
 
 #include "common/path.h"
+#include "common/sys.h"
 
 namespace msb {
 namespace {
@@ -113,59 +113,48 @@ class Walker {
     return ok_status();
   }
 
-  Result<std::string> read_link(int fd, const char* name) {
-    char buf[PATH_MAX];
-    ssize_t n = ::readlinkat(fd, name, buf, sizeof(buf));
-    if (n < 0) return Error{errc_from_errno(errno), errno};
-    if (static_cast<std::size_t>(n) >= sizeof(buf)) return Errc::invalid_path;
-    return std::string(buf, static_cast<std::size_t>(n));
-  }
-
   Status step_into(const std::string& name) {
-    UniqueFd fd(::openat(current(), name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
-    if (!fd.valid()) return Error{errc_from_errno(errno), errno};
-    struct stat st;
-    if (::fstat(fd.get(), &st) != 0) return Error{errc_from_errno(errno), errno};
-    if (S_ISLNK(st.st_mode)) {
-      auto target = read_link(fd.get(), "");
+    auto fd = sys::open_at(current(), name.c_str(), O_PATH | O_NOFOLLOW);
+    if (!fd) return fd.error();
+    auto st = sys::stat_fd(fd.value().get());
+    if (!st) return st.error();
+    if (S_ISLNK(st.value().st_mode)) {
+      auto target = sys::read_link(fd.value().get(), "");
       if (!target) return target.error();
       return expand_link(target.value());
     }
-    if (!S_ISDIR(st.st_mode)) return Error{Errc::not_directory, ENOTDIR};
-    stack_.push_back(std::move(fd));
+    if (!S_ISDIR(st.value().st_mode)) return Error{Errc::not_directory, ENOTDIR};
+    stack_.push_back(std::move(fd.value()));
     return ok_status();
   }
 
   Status open_final(const std::string& name) {
-    const int flags = request_.flags | O_NOFOLLOW | O_CLOEXEC;
-    UniqueFd fd(::openat(current(), name.c_str(), flags, request_.mode));
-    if (!fd.valid()) {
+    auto fd = sys::open_at(current(), name.c_str(), request_.flags | O_NOFOLLOW, request_.mode);
+    if (!fd) {
       // O_NOFOLLOW on a symlink fails with ELOOP unless O_PATH; O_CREAT|O_EXCL reports EEXIST.
       // A final symlink fails with ELOOP (O_NOFOLLOW), or ENOTDIR when O_DIRECTORY is asked.
-      const int err = errno;
+      const int err = fd.error().sys_errno;
       if ((err == ELOOP || err == ENOTDIR) && request_.follow_final) {
-        auto target = read_link(current(), name.c_str());
+        auto target = sys::read_link(current(), name.c_str());
         if (target) return expand_link(target.value());
       }
-      return Error{errc_from_errno(err), err};
+      return fd.error();
     }
     if (request_.flags & O_PATH) {
-      struct stat st;
-      if (::fstat(fd.get(), &st) != 0) return Error{errc_from_errno(errno), errno};
-      if (S_ISLNK(st.st_mode) && request_.follow_final) {
-        auto target = read_link(fd.get(), "");
+      auto st = sys::stat_fd(fd.value().get());
+      if (!st) return st.error();
+      if (S_ISLNK(st.value().st_mode) && request_.follow_final) {
+        auto target = sys::read_link(fd.value().get(), "");
         if (!target) return target.error();
         return expand_link(target.value());
       }
     }
-    result_ = std::move(fd);
+    result_ = std::move(fd.value());
     return ok_status();
   }
 
   Result<UniqueFd> reopen_current() {
-    UniqueFd fd(::openat(current(), ".", request_.flags | O_CLOEXEC, request_.mode));
-    if (!fd.valid()) return Error{errc_from_errno(errno), errno};
-    return fd;
+    return sys::open_at(current(), ".", request_.flags, request_.mode);
   }
 
   int base_;
@@ -198,7 +187,7 @@ std::optional<Result<UniqueFd>> open_beneath_cached(int base, const std::vector<
   const std::string rel = join_relative(parts, begin, end);
   int fd = raw_openat2(base, rel.c_str(), &how);
   if (fd >= 0) return Result<UniqueFd>(UniqueFd(fd));
-  if (errno == ENOENT) return Result<UniqueFd>(Error{Errc::not_found, ENOENT});
+  if (errno == ENOENT) return Result<UniqueFd>(from_errno(SysOp::openat2, ENOENT));
   if (errno == EINVAL) cached_lookups_work.store(false, std::memory_order_relaxed);
   return std::nullopt;
 }
@@ -220,14 +209,13 @@ Result<UniqueFd> open_beneath(int base, const std::vector<std::string>& parts, s
   KernelOpen opened = open_with_openat2(base, join_relative(parts, begin, end), request);
   if (opened.fd.valid()) return std::move(opened.fd);
   switch (opened.err) {
-    case EXDEV: return Error{Errc::symlink_escape, EXDEV};
     // ELOOP covers loops, magic links and refused final links alike, ENOTDIR also stands for a
     // link where O_DIRECTORY was asked, and EAGAIN means the kernel gave up under rename
     // pressure: the walk tells these apart with the same rules.
     case ELOOP:
     case ENOTDIR:
     case EAGAIN: return open_with_walk(base, parts, begin, end, request);
-    default: return Error{errc_from_errno(opened.err), opened.err};
+    default: return from_errno(SysOp::openat2, opened.err);  // EXDEV: symlink_escape
   }
 }
 

@@ -4,12 +4,9 @@
 
 #include <algorithm>
 
-#include "fs/sandbox_internal.h"
 #include "fs/source_pins.h"
 
 namespace msb {
-
-using sandbox_internal::too_large;
 
 Sandbox::Sandbox(MountTable table, const Sandbox* parent, std::uint64_t max_read_bytes,
                  ResolverKind resolver, std::uint32_t max_depth)

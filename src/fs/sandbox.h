@@ -16,7 +16,7 @@
 
 #include "common/error.h"
 #include "common/exec_path.h"
-#include "fs/fs_backend.h"
+#include "fs/fd_io.h"
 #include "fs/mount_table.h"
 #include "fs/resolver.h"
 

@@ -14,20 +14,19 @@
 #include <string>
 #include <utility>
 
+#include "common/sys.h"
 #include "fs/sandbox.h"
 #include "fs/sandbox_internal.h"
 
 namespace msb {
 
-using sandbox_internal::at_index;
-using sandbox_internal::from_errno;
-
 namespace {
 
 // The entry a move would take from its directory: a file or a symlink, never a directory.
 Result<struct stat> movable_entry(int dir_fd, const std::string& name) {
-  struct stat st;
-  if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return from_errno();
+  auto found = sys::stat_at(dir_fd, name.c_str());
+  if (!found) return found.error();
+  const struct stat& st = found.value();
   if (S_ISDIR(st.st_mode)) return Errc::is_directory;
   if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) return Errc::not_regular_file;
   return st;
@@ -36,14 +35,14 @@ Result<struct stat> movable_entry(int dir_fd, const std::string& name) {
 // What already occupies a move's destination, if anything it may be replaced.
 Result<std::optional<struct stat>> destination_entry(int dir_fd, const std::string& name,
                                                      bool overwrite) {
-  struct stat st;
-  if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-    if (errno == ENOENT) return std::optional<struct stat>{};
-    return at_index(from_errno(), 1);
+  auto found = sys::stat_at(dir_fd, name.c_str());
+  if (!found) {
+    if (found.error().code == Errc::not_found) return std::optional<struct stat>{};
+    return at_index(found.error(), 1);
   }
-  if (S_ISDIR(st.st_mode)) return at_index(Error{Errc::is_directory}, 1);
+  if (S_ISDIR(found.value().st_mode)) return at_index(Error{Errc::is_directory}, 1);
   if (!overwrite) return at_index(Error{Errc::already_exists}, 1);
-  return std::optional<struct stat>{st};
+  return std::optional<struct stat>{found.value()};
 }
 
 bool same_inode(const struct stat& a, const struct stat& b) {
@@ -59,24 +58,13 @@ Status move_onto_own_link(int from_dir, const std::string& from, int to_dir,
   if (!from_id) return at_index(from_id.error(), 0);
   if (!to_id) return at_index(to_id.error(), 1);
   if (from_id.value() == to_id.value() && from == to) return ok_status();
-  if (::unlinkat(from_dir, from.c_str(), 0) != 0) return at_index(from_errno(), 0);
+  if (auto st = sys::unlink_at(from_dir, from.c_str()); !st) return at_index(st.error(), 0);
   return ok_status();
 }
 
-// 0, or the errno of a rename that either replaces (`overwrite`) or refuses an existing entry.
-int rename_entry(int from_dir, const std::string& from, int to_dir, const std::string& to,
-                 bool overwrite) {
-  if (overwrite) return ::renameat(from_dir, from.c_str(), to_dir, to.c_str()) == 0 ? 0 : errno;
-  if (::renameat2(from_dir, from.c_str(), to_dir, to.c_str(), RENAME_NOREPLACE) == 0) return 0;
-  if (errno != EINVAL) return errno;
-  // No RENAME_NOREPLACE on this filesystem: link() never replaces either.
-  if (::linkat(from_dir, from.c_str(), to_dir, to.c_str(), 0) != 0) return errno;
-  if (::unlinkat(from_dir, from.c_str(), 0) != 0) return errno;
-  return 0;
-}
-
-Error rename_error(int err) {
-  Error e{errc_from_errno(err), err};
+// Which end a failed rename is about.
+Error rename_error(Error e) {
+  const int err = e.sys_errno;
   if (err == EEXIST || err == EISDIR || err == ENOTEMPTY) e.index = 1;
   if (err == ENOENT) e.index = 0;
   return e;
@@ -88,13 +76,13 @@ Status move_across(int from_dir, const std::string& from, const struct stat& st,
                    const std::string& to, bool overwrite, std::uint64_t limit) {
   Status placed = ok_status();
   if (S_ISLNK(st.st_mode)) {
-    auto text = read_link(from_dir, from);
+    auto text = sys::read_link(from_dir, from.c_str());
     if (!text) return at_index(text.error(), 0);
     placed = install_symlink(to_dir, to, text.value(), overwrite);
   } else {
-    UniqueFd found(::openat(from_dir, from.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
-    if (!found.valid()) return at_index(from_errno(), 0);
-    auto file = open_regular_file(found.get());
+    auto found = sys::open_at(from_dir, from.c_str(), O_PATH | O_NOFOLLOW);
+    if (!found) return at_index(found.error(), 0);
+    auto file = open_regular_file(found.value().get());
     if (!file) return at_index(file.error(), 0);
     const auto size = static_cast<std::uint64_t>(st.st_size);
     auto bytes = read_regular_file(file.value().fd.get(), std::min(size, limit));
@@ -103,7 +91,7 @@ Status move_across(int from_dir, const std::string& from, const struct stat& st,
                           static_cast<std::uint32_t>(st.st_mode & 0777), overwrite);
   }
   if (!placed) return at_index(placed.error(), 1);
-  if (::unlinkat(from_dir, from.c_str(), 0) != 0) return at_index(from_errno(), 0);
+  if (auto gone = sys::unlink_at(from_dir, from.c_str()); !gone) return at_index(gone.error(), 0);
   return ok_status();
 }
 
@@ -153,10 +141,10 @@ Status Sandbox::move(std::string_view from_text, std::string_view to_text, bool 
   if (existing.value() && same_inode(*existing.value(), st)) {
     return move_onto_own_link(from_dir.value().get(), from_name, to_dir.value().get(), to_name);
   }
-  const int err =
-      rename_entry(from_dir.value().get(), from_name, to_dir.value().get(), to_name, overwrite);
-  if (err == 0) return ok_status();
-  if (err != EXDEV) return rename_error(err);
+  Status renamed = sys::rename_at(from_dir.value().get(), from_name.c_str(), to_dir.value().get(),
+                                  to_name.c_str(), overwrite);
+  if (renamed) return ok_status();
+  if (renamed.error().sys_errno != EXDEV) return rename_error(renamed.error());
   return move_across(from_dir.value().get(), from_name, st, to_dir.value().get(), to_name,
                      overwrite, max_read_bytes_);
 }

@@ -10,16 +10,14 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "common/sys.h"
 #include "fs/mount_rules.h"
 #include "fs/sandbox.h"
 #include "fs/sandbox_internal.h"
 
 namespace msb {
 
-using sandbox_internal::at_index;
-using sandbox_internal::from_errno;
 using sandbox_internal::kPathFlags;
-using sandbox_internal::too_large;
 
 namespace {
 
@@ -36,17 +34,9 @@ Result<Bytes> allocate(std::size_t size) {
 Result<Bytes> read_at(int fd, std::uint64_t offset, std::size_t length) {
   auto out = allocate(length);
   if (!out) return out.error();
-  Bytes& bytes = out.value();
-  while (bytes.size < length) {
-    const ssize_t n = ::pread(fd, bytes.data.get() + bytes.size, length - bytes.size,
-                              static_cast<off_t>(offset + bytes.size));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return from_errno();
-    }
-    if (n == 0) break;  // the file shrank since fstat
-    bytes.size += static_cast<std::size_t>(n);
-  }
+  auto got = sys::pread_full(fd, out.value().data.get(), length, offset);
+  if (!got) return got.error();
+  out.value().size = got.value();  // less where the file shrank since fstat
   return out;
 }
 

@@ -4,11 +4,8 @@
 #include <vector>
 
 #include "fs/sandbox.h"
-#include "fs/sandbox_internal.h"
 
 namespace msb {
-
-using sandbox_internal::at_index;
 
 Status Sandbox::create_sources() const {
   pin_sources_once(true);

@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "common/sys.h"
 #include "fs/sandbox.h"
 #include "fs/sandbox_internal.h"
 
 namespace msb {
 
-using sandbox_internal::from_errno;
 using sandbox_internal::kPathFlags;
 
 namespace {
@@ -129,11 +129,9 @@ Status Sandbox::make_directory(std::string_view text) const {
   if (!dir) return dir.error();
   const std::string& name = t.path.parts.back();
   if (auto st = make_dir(dir.value().get(), name); !st) return st;
-  struct stat st;
-  if (::fstatat(dir.value().get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-    return from_errno();
-  }
-  if (!S_ISDIR(st.st_mode)) return Errc::already_exists;
+  auto made = sys::stat_at(dir.value().get(), name.c_str());
+  if (!made) return made.error();
+  if (!S_ISDIR(made.value().st_mode)) return Errc::already_exists;
   return ok_status();
 }
 
@@ -250,8 +248,9 @@ Status Sandbox::check_enclosing_source_allows(int dir_fd, const Mount& mount, Ch
     if (auto verdict = verdict_for(rules, id.value())) {
       return *verdict == Errc::ok ? ok_status() : Status(*verdict);
     }
-    UniqueFd parent(::openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC));
-    if (!parent.valid()) return from_errno();
+    auto opened = sys::open_at(cur, "..", O_PATH | O_DIRECTORY);
+    if (!opened) return opened.error();
+    UniqueFd parent = std::move(opened.value());
     auto parent_id = file_id(parent.get());
     if (!parent_id) return parent_id.error();
     // Reached "/" without meeting any source: the directory was moved out from under its

@@ -9,16 +9,13 @@
 #include <optional>
 #include <string>
 
-#include "fs/fs_backend.h"
+#include "common/sys.h"
+#include "fs/fd_io.h"
 
 namespace msb {
 namespace {
 
 constexpr int kMaxSymlinks = 40;  // the kernel's own MAXSYMLINKS
-
-Error from_errno() {
-  return Error{errc_from_errno(errno), errno};
-}
 
 void push_components(std::deque<std::string>& pending, const std::string& text) {
   std::vector<std::string> pieces;
@@ -49,11 +46,11 @@ class HostPathWalk {
       : untrusted_(untrusted), create_(create) {}
 
   Result<Walked> run(const std::string& host_path) {
-    UniqueFd root(::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC));
-    if (!root.valid()) return from_errno();
-    auto id = file_id(root.get());
+    auto root = sys::open_at(AT_FDCWD, "/", O_PATH | O_DIRECTORY);
+    if (!root) return root.error();
+    auto id = file_id(root.value().get());
     if (!id) return id.error();
-    stack_.push_back(Dir{std::move(root), id.value()});
+    stack_.push_back(Dir{std::move(root.value()), id.value()});
     push_components(pending_, host_path);
     while (!pending_.empty()) {
       const std::string name = std::move(pending_.front());
@@ -76,22 +73,19 @@ class HostPathWalk {
 
   Result<UniqueFd> open_entry(const std::string& name) {
     const int dir = stack_.back().fd.get();
-    UniqueFd fd(::openat(dir, name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
-    if (fd.valid() || errno != ENOENT || !create_) {
-      if (!fd.valid()) return from_errno();
-      return fd;
-    }
-    if (::mkdirat(dir, name.c_str(), 0777) != 0 && errno != EEXIST) return from_errno();
-    fd.reset(::openat(dir, name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
-    if (!fd.valid()) return from_errno();
-    return fd;
+    auto fd = sys::open_at(dir, name.c_str(), O_PATH | O_NOFOLLOW);
+    if (fd || fd.error().code != Errc::not_found || !create_) return fd;
+    Status made = sys::make_dir_at(dir, name.c_str(), 0777);
+    if (!made && made.error().code != Errc::already_exists) return made.error();
+    return sys::open_at(dir, name.c_str(), O_PATH | O_NOFOLLOW);
   }
 
   Status step(const std::string& name) {
     auto fd = open_entry(name);
     if (!fd) return fd.error();
-    struct stat st;
-    if (::fstat(fd.value().get(), &st) != 0) return from_errno();
+    auto stat = sys::stat_fd(fd.value().get());
+    if (!stat) return stat.error();
+    const struct stat& st = stat.value();
     if (S_ISLNK(st.st_mode)) return follow(fd.value().get());
     if (!S_ISDIR(st.st_mode)) return Error{Errc::not_directory, ENOTDIR};
     stack_.push_back(Dir{std::move(fd.value()), FileId{st.st_dev, st.st_ino}});
@@ -106,7 +100,7 @@ class HostPathWalk {
       link_dirs_.push_back(dir.id);
     }
     if (++links_ > kMaxSymlinks) return Errc::symlink_loop;
-    auto text = read_link(link_fd, "");
+    auto text = sys::read_link(link_fd, "");
     if (!text) return text.error();
     if (text.value().empty()) return Errc::not_found;
     if (text.value().front() == '/') stack_.resize(1);

@@ -59,16 +59,16 @@ Result<UniqueFd> open_component(int dir, const std::string& name, Create create)
     if (create == Create::file) {
       UniqueFd made(
           ::openat(dir, name.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644));
-      if (!made.valid() && errno != EEXIST) return sys_error(errno);
+      if (!made.valid() && errno != EEXIST) return sys_failure(SysOp::openat, errno);
     } else if (::mkdirat(dir, name.c_str(), 0755) != 0 && errno != EEXIST) {
-      return sys_error(errno);
+      return sys_failure(SysOp::mkdirat, errno);
     }
     next.reset(::openat(dir, name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
   }
-  if (!next.valid()) return sys_error(errno);
+  if (!next.valid()) return sys_failure(SysOp::openat, errno);
   struct stat st {};
-  if (::fstat(next.get(), &st) != 0) return sys_error(errno);
-  if (S_ISLNK(st.st_mode)) return sys_error(ELOOP);
+  if (::fstat(next.get(), &st) != 0) return sys_failure(SysOp::fstat, errno);
+  if (S_ISLNK(st.st_mode)) return sys_failure(SysOp::none, ELOOP);
   return next;
 }
 
@@ -76,14 +76,14 @@ Result<UniqueFd> open_component(int dir, const std::string& name, Create create)
 // directories are created with `create` != never; the last component is created as `create` says.
 Result<UniqueFd> open_place(int root, std::string_view path, Create create) {
   UniqueFd dir(::fcntl(root, F_DUPFD_CLOEXEC, 0));
-  if (!dir.valid()) return sys_error(errno);
+  if (!dir.valid()) return sys_failure(SysOp::fcntl, errno);
   const std::vector<std::string_view> parts = components(path);
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const bool last = i + 1 == parts.size();
     const Create here = last || create == Create::never ? create : Create::directory;
     auto next = open_component(dir.get(), std::string(parts[i]), here);
     if (!next) return next.error();
-    if (!last && !is_directory(next.value().get())) return sys_error(ENOTDIR);
+    if (!last && !is_directory(next.value().get())) return sys_failure(SysOp::none, ENOTDIR);
     dir = std::move(next.value());
   }
   return dir;
@@ -95,16 +95,16 @@ Result<UniqueFd> open_place(int root, std::string_view path, Create create) {
 Status attach(int source, int place, std::uint64_t attrs) {
   UniqueFd tree(
       ::open_tree(source, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_EMPTY_PATH));
-  if (!tree.valid()) return sys_error(errno);
+  if (!tree.valid()) return sys_failure(SysOp::open_tree, errno);
   if (attrs != 0) {
     mount_attr attr{};
     attr.attr_set = attrs;
     if (::mount_setattr(tree.get(), "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof attr) != 0)
-      return sys_error(errno);
+      return sys_failure(SysOp::mount_setattr, errno);
   }
   if (::move_mount(tree.get(), "", place, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) !=
       0) {
-    return sys_error(errno);
+    return sys_failure(SysOp::move_mount, errno);
   }
   return ok_status();
 }
@@ -237,7 +237,7 @@ Status apply(int root, const Placement& p, const UniqueFd& source) {
     if (!is_directory(place.value().get())) return ok_status();  // only directories can be moved
     return attach(place.value().get(), place.value().get(), 0);
   }
-  if (!same_inode(place.value().get(), source.get())) return Errc::symlink_escape;
+  if (!same_inode(place.value().get(), source.get())) return Errc::changed_underneath;
   return attach(source.get(), place.value().get(), p.attrs);
 }
 
@@ -266,7 +266,7 @@ Status make_links(int root, const ExecPolicy& policy) {
     if (!dir) return dir.error();
     const std::string name = target.substr(slash + 1);
     if (::symlinkat(entry.link.c_str(), dir.value().get(), name.c_str()) != 0 && errno != EEXIST)
-      return sys_error(errno);
+      return sys_failure(SysOp::symlinkat, errno);
   }
   return ok_status();
 }
@@ -280,7 +280,7 @@ Status make_skeleton(int root) {
   const std::string shm_path = std::string(kBuildDir) + "/dev/shm";
   if (::mount("tmpfs", shm_path.c_str(), "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
               "mode=1777,size=64m") != 0) {
-    return sys_error(errno);
+    return sys_failure(SysOp::mount, errno);
   }
   auto dev = open_place(root, "/dev", Create::never);
   if (!dev) return dev.error();
@@ -290,7 +290,7 @@ Status make_skeleton(int root) {
                             {"/proc/self/fd/2", "stderr"}};
   for (const auto& link : links) {
     if (::symlinkat(link[0], dev.value().get(), link[1]) != 0 && errno != EEXIST)
-      return sys_error(errno);
+      return sys_failure(SysOp::symlinkat, errno);
   }
   auto proc = open_place(root, "/proc", Create::directory);
   return proc ? ok_status() : Status(proc.error());
@@ -298,16 +298,17 @@ Status make_skeleton(int root) {
 
 Status write_at(const char* path, const std::string& text) {
   UniqueFd fd(::open(path, O_WRONLY | O_CLOEXEC));
-  if (!fd.valid()) return sys_error(errno);
+  if (!fd.valid()) return sys_failure(SysOp::open, errno);
   if (::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size()))
-    return sys_error(errno);
+    return sys_failure(SysOp::write, errno);
   return ok_status();
 }
 
 Status set_read_only(const char* path) {
   mount_attr attr{};
   attr.attr_set = MOUNT_ATTR_RDONLY;
-  if (::mount_setattr(AT_FDCWD, path, 0, &attr, sizeof attr) != 0) return sys_error(errno);
+  if (::mount_setattr(AT_FDCWD, path, 0, &attr, sizeof attr) != 0)
+    return sys_failure(SysOp::mount_setattr, errno);
   return ok_status();
 }
 
@@ -337,9 +338,9 @@ void note_system_links(ExecPolicy& policy) {
 
 Result<UniqueFd> build_root(const ExecPolicy& policy, const std::vector<UniqueFd>& fds) {
   if (::mount("tmpfs", kBuildDir, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0)
-    return sys_error(errno);
+    return sys_failure(SysOp::mount, errno);
   UniqueFd root(::open(kBuildDir, O_PATH | O_DIRECTORY | O_CLOEXEC));
-  if (!root.valid()) return sys_error(errno);
+  if (!root.valid()) return sys_failure(SysOp::open, errno);
   if (Status s = place_all(root.get(), policy, fds); !s) return s.error();
   if (Status s = make_links(root.get(), policy); !s) return s.error();
   if (Status s = make_skeleton(root.get()); !s) return s.error();
@@ -348,7 +349,7 @@ Result<UniqueFd> build_root(const ExecPolicy& policy, const std::vector<UniqueFd
 
 Result<RootEntered> enter_root(const UniqueFd& root, const ExecLimits& limits) {
   RootEntered entered;
-  if (::fchdir(root.get()) != 0) return sys_error(errno);
+  if (::fchdir(root.get()) != 0) return sys_failure(SysOp::fchdir, errno);
   // Before the host's root goes: the kernel mounts a procfs only where one is fully visible.
   entered.proc = ::mount("proc", "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0;
   if (entered.proc) {
@@ -360,9 +361,9 @@ Result<RootEntered> enter_root(const UniqueFd& root, const ExecLimits& limits) {
     }
     if (Status s = set_read_only("proc"); !s) return s.error();
   }
-  if (::syscall(SYS_pivot_root, ".", ".") != 0) return sys_error(errno);
-  if (::umount2(".", MNT_DETACH) != 0) return sys_error(errno);
-  if (::chdir("/") != 0) return sys_error(errno);
+  if (::syscall(SYS_pivot_root, ".", ".") != 0) return sys_failure(SysOp::pivot_root, errno);
+  if (::umount2(".", MNT_DETACH) != 0) return sys_failure(SysOp::umount2, errno);
+  if (::chdir("/") != 0) return sys_failure(SysOp::chdir, errno);
   if (Status s = set_read_only("/"); !s) return s.error();
   return entered;
 }

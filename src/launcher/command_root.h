@@ -25,7 +25,8 @@ void note_system_links(ExecPolicy& policy);
 // Paths that lie inside a writable one are bound at each place they appear there, read-only when
 // their own access is narrower, and the directories between are bound onto themselves, so no
 // command can rename them and plant a replacement for the next run. Fails with io_error
-// (sys_errno; Error::index names the entry) or symlink_escape when a place names another inode.
+// (sys_errno, op; Error::index names the entry) or changed_underneath when a place names another
+// inode.
 Result<UniqueFd> build_root(const ExecPolicy& policy, const std::vector<UniqueFd>& fds);
 
 // What entering the root applied.

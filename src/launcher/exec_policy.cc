@@ -293,8 +293,7 @@ void merge_duplicate_paths(ExecPolicy& policy, bool by_target) {
 Result<std::vector<UniqueFd>> open_policy_paths(const ExecPolicy& policy) {
   std::vector<UniqueFd> fds;
   for (const ExecPath& entry : policy.paths) {
-    Error e{Errc::io_error};
-    e.index = fds.size();
+    const std::size_t index = fds.size();
     // Configured sources may hold symlinks (the operator's choice): follow, then check the id.
     UniqueFd fd(::open(entry.path.c_str(), O_PATH | O_CLOEXEC));
     if (!fd.valid()) {
@@ -302,17 +301,12 @@ Result<std::vector<UniqueFd>> open_policy_paths(const ExecPolicy& policy) {
         fds.emplace_back();  // system directories differ between distributions
         continue;
       }
-      e.sys_errno = errno;
-      return e;
+      return at_index(sys_failure(SysOp::open, errno), index);
     }
     struct stat st {};
-    if (::fstat(fd.get(), &st) != 0) {
-      e.sys_errno = errno;
-      return e;
-    }
+    if (::fstat(fd.get(), &st) != 0) return at_index(sys_failure(SysOp::fstat, errno), index);
     if (entry.id && !(*entry.id == FileId{st.st_dev, st.st_ino})) {
-      e.code = Errc::symlink_escape;
-      return e;
+      return at_index(Error{Errc::changed_underneath}, index);
     }
     fds.push_back(std::move(fd));
   }

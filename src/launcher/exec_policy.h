@@ -51,8 +51,8 @@ Status canonicalize_paths(ExecPolicy& policy);
 void merge_duplicate_paths(ExecPolicy& policy, bool by_target);
 
 // Opens every path of the policy as an O_PATH descriptor (same order; an invalid descriptor
-// for a system path that does not exist here). Fails with symlink_escape when a path with an
-// id now names another inode, io_error (sys_errno) otherwise; Error::index names the path.
+// for a system path that does not exist here). Fails with changed_underneath when a path with
+// an id now names another inode, io_error (sys_errno, op) otherwise; Error::index names the path.
 Result<std::vector<UniqueFd>> open_policy_paths(const ExecPolicy& policy);
 
 // True when `inner` is `outer` or lies below it (both absolute, normalized).

@@ -80,11 +80,11 @@ Status add_path_rule(int ruleset, PathAccess access, int fd, std::uint64_t handl
   std::uint64_t rights = rights_for(access, handled);
   if (rights == 0 || fd < 0) return ok_status();
   struct stat st {};
-  if (::fstat(fd, &st) != 0) return sys_error(errno);
+  if (::fstat(fd, &st) != 0) return sys_failure(SysOp::fstat, errno);
   if (!S_ISDIR(st.st_mode)) rights &= kFileRights;
   PathBeneathAttr attr{rights, fd};
   if (::syscall(SYS_landlock_add_rule, ruleset, kRulePathBeneath, &attr, 0) != 0) {
-    return sys_error(errno);
+    return sys_failure(SysOp::landlock_add_rule, errno);
   }
   return ok_status();
 }
@@ -115,13 +115,14 @@ Result<LandlockResult> apply_landlock(const ExecPolicy& policy, const std::vecto
   }
   UniqueFd ruleset(static_cast<int>(
       ::syscall(SYS_landlock_create_ruleset, &attr, ruleset_attr_size(result.abi), 0)));
-  if (!ruleset.valid()) return sys_error(errno);
+  if (!ruleset.valid()) return sys_failure(SysOp::landlock_create_ruleset, errno);
   for (std::size_t i = 0; i < policy.paths.size() && i < fds.size(); ++i) {
     Status added =
         add_path_rule(ruleset.get(), policy.paths[i].access, fds[i].get(), attr.handled_access_fs);
     if (!added) return added.error();
   }
-  if (::syscall(SYS_landlock_restrict_self, ruleset.get(), 0) != 0) return sys_error(errno);
+  if (::syscall(SYS_landlock_restrict_self, ruleset.get(), 0) != 0)
+    return sys_failure(SysOp::landlock_restrict_self, errno);
   return result;
 }
 

@@ -53,11 +53,18 @@ void report(const std::string& line) {
   }
 }
 
-[[noreturn]] void fail(msb::LaunchStage stage, int err) {
+// "error <stage> [<syscall>] <errno>": the call's name only where one failed.
+[[noreturn]] void fail(msb::LaunchStage stage, int err, msb::SysOp op = msb::SysOp::none) {
   std::string line = "error ";
-  line.append(msb::stage_name(stage)).append(" ").append(std::to_string(err));
+  line.append(msb::stage_name(stage)).append(" ");
+  if (op != msb::SysOp::none) line.append(msb::sysop_name(op)).append(" ");
+  line.append(std::to_string(err));
   report(line);
   ::_exit(kLaunchFailed);
+}
+
+[[noreturn]] void fail(msb::LaunchStage stage, const msb::Error& e) {
+  fail(stage, e.sys_errno, e.op);
 }
 
 std::string read_policy() {
@@ -66,7 +73,7 @@ std::string read_policy() {
   while (true) {
     ssize_t n = ::read(kPolicyFd, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail(msb::LaunchStage::policy_read, errno);
+    if (n < 0) fail(msb::LaunchStage::policy_read, errno, msb::SysOp::read);
     if (n == 0) return text;
     text.append(buf, static_cast<std::size_t>(n));
     if (text.size() > kMaxPolicyBytes) fail(msb::LaunchStage::policy_size, 0);
@@ -128,9 +135,9 @@ int exec_searching_path(const msb::ExecPolicy& policy) {
 // concurrently may swap a directory on the way for a symlink, and a name would follow it.
 msb::UniqueFd open_cwd(const std::string& path, const msb::ExecPolicy& policy) {
   msb::UniqueFd fd(::open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-  if (!fd.valid()) fail(msb::LaunchStage::cwd, errno);
+  if (!fd.valid()) fail(msb::LaunchStage::cwd, errno, msb::SysOp::open);
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) fail(msb::LaunchStage::cwd, errno);
+  if (::fstat(fd.get(), &st) != 0) fail(msb::LaunchStage::cwd, errno, msb::SysOp::fstat);
   if (policy.cwd_id && !(*policy.cwd_id == msb::FileId{st.st_dev, st.st_ino}))
     fail(msb::LaunchStage::cwd_changed, 0);
   return fd;
@@ -147,9 +154,9 @@ void set_resource_limits(const msb::ExecLimits& limits) {
 }
 
 [[noreturn]] void exec_command(const msb::ExecPolicy& policy, const msb::UniqueFd& cwd) {
-  if (::fchdir(cwd.get()) != 0) fail(msb::LaunchStage::cwd, errno);
+  if (::fchdir(cwd.get()) != 0) fail(msb::LaunchStage::cwd, errno, msb::SysOp::fchdir);
   if (msb::Status dropped = msb::drop_capabilities(); !dropped)
-    fail(msb::LaunchStage::capabilities, dropped.error().sys_errno);
+    fail(msb::LaunchStage::capabilities, dropped.error());
   set_resource_limits(policy.limits);
   int err = exec_searching_path(policy);
   report("exec " + std::to_string(err));
@@ -214,7 +221,7 @@ Namespaces enter_namespaces(const msb::ExecPolicy& policy, Layers& layers) {
       return {true, entered.value().network};
     }
     if (entered.error().code != msb::Errc::unsupported)
-      fail(msb::LaunchStage::namespaces, entered.error().sys_errno);
+      fail(msb::LaunchStage::namespaces, entered.error());
     err = entered.error().sys_errno;
   }
   // Without them read-only paths can be chmod'ed and processes outlive the command: only an
@@ -230,7 +237,7 @@ Namespaces enter_namespaces(const msb::ExecPolicy& policy, Layers& layers) {
 
 // A policy path that cannot be opened, or now names another inode than the sandbox pinned.
 [[noreturn]] void fail_path_or(const msb::Error& e, msb::LaunchStage stage) {
-  fail(e.code == msb::Errc::symlink_escape ? msb::LaunchStage::path_changed : stage, e.sys_errno);
+  fail(e.code == msb::Errc::changed_underneath ? msb::LaunchStage::path_changed : stage, e);
 }
 
 [[noreturn]] void fail_path(const msb::Error& e) {
@@ -248,7 +255,7 @@ void apply_landlock(const msb::ExecPolicy& policy, const std::vector<msb::Unique
   auto landlock = msb::apply_landlock(policy, fds, !policy.network && !own_network);
   if (!landlock) {
     if (landlock.error().code != msb::Errc::unsupported)
-      fail(msb::LaunchStage::landlock, landlock.error().sys_errno);
+      fail(msb::LaunchStage::landlock, landlock.error());
     if (!policy.allow_weaker) fail(msb::LaunchStage::landlock_unavailable, 0);
     layers.miss("landlock-fs");
     return;
@@ -274,7 +281,7 @@ void apply_seccomp(const msb::ExecPolicy& policy, bool own_network, Layers& laye
     return;
   }
   if (filtered.error().code != msb::Errc::unsupported || !policy.allow_weaker) {
-    fail(msb::LaunchStage::seccomp, filtered.error().sys_errno);
+    fail(msb::LaunchStage::seccomp, filtered.error());
   }
   layers.miss("seccomp");
 }
@@ -319,7 +326,7 @@ void add_root_rules(msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds) {
                                                           {"/dev/shm", msb::PathAccess::write}};
   for (const auto& [path, access] : made) {
     msb::UniqueFd fd(::open(path, O_PATH | O_CLOEXEC));
-    if (!fd.valid()) fail(msb::LaunchStage::root, errno);
+    if (!fd.valid()) fail(msb::LaunchStage::root, errno, msb::SysOp::open);
     policy.paths.push_back({path, access, std::nullopt, path, {}});
     fds.push_back(std::move(fd));
   }
@@ -336,7 +343,7 @@ void add_root_rules(msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds) {
   if (::poll(&parent_alive, 1, 0) < 0 || (parent_alive.revents & POLLERR) != 0)
     ::_exit(kLaunchFailed);
   auto entered = msb::enter_root(root, policy.limits);
-  if (!entered) fail(msb::LaunchStage::root, entered.error().sys_errno);
+  if (!entered) fail(msb::LaunchStage::root, entered.error());
   layers.apply("private-root");
   // Without a procfs of its own, the host's would show every host process and its command line.
   if (entered.value().proc) {

@@ -24,9 +24,9 @@ bool grants_write(PathAccess access) {
 
 Status write_file(const char* path, const std::string& text) {
   UniqueFd fd(::open(path, O_WRONLY | O_CLOEXEC));
-  if (!fd.valid()) return sys_error(errno);
+  if (!fd.valid()) return sys_failure(SysOp::open, errno);
   if (::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
-    return sys_error(errno);
+    return sys_failure(SysOp::write, errno);
   }
   return ok_status();
 }
@@ -45,12 +45,12 @@ Status map_own_ids(uid_t uid, gid_t gid) {
 // A new network namespace has loopback down: nothing, not even 127.0.0.1, would answer.
 Status bring_up_loopback() {
   UniqueFd sock(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
-  if (!sock.valid()) return sys_error(errno);
+  if (!sock.valid()) return sys_failure(SysOp::socket, errno);
   ifreq request{};
   std::strncpy(request.ifr_name, "lo", IFNAMSIZ - 1);
-  if (::ioctl(sock.get(), SIOCGIFFLAGS, &request) != 0) return sys_error(errno);
+  if (::ioctl(sock.get(), SIOCGIFFLAGS, &request) != 0) return sys_failure(SysOp::ioctl, errno);
   request.ifr_flags = static_cast<short>(request.ifr_flags | IFF_UP | IFF_RUNNING);
-  if (::ioctl(sock.get(), SIOCSIFFLAGS, &request) != 0) return sys_error(errno);
+  if (::ioctl(sock.get(), SIOCSIFFLAGS, &request) != 0) return sys_failure(SysOp::ioctl, errno);
   return ok_status();
 }
 
@@ -85,13 +85,18 @@ Result<NamespacesEntered> enter_namespaces(bool own_network) {
   const int flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC;
   NamespacesEntered entered;
   entered.network = own_network && ::unshare(flags | CLONE_NEWNET) == 0;
-  if (!entered.network && ::unshare(flags) != 0) return Error{Errc::unsupported, errno};
+  if (!entered.network && ::unshare(flags) != 0) {
+    Error e = from_errno(SysOp::unshare, errno);
+    e.code = Errc::unsupported;
+    return e;
+  }
   if (Status s = map_own_ids(uid, gid); !s) return s.error();
   if (entered.network) {
     if (Status s = bring_up_loopback(); !s) return s.error();
   }
   // Nothing we mount may reach the host's namespace.
-  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return sys_error(errno);
+  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+    return sys_failure(SysOp::mount, errno);
   return entered;
 }
 

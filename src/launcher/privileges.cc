@@ -25,20 +25,20 @@ Status drop_capabilities() {
     const unsigned long bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
                                SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
                                SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
-    if (::prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) != 0) return sys_error(errno);
+    if (::prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) != 0) return sys_failure(SysOp::prctl, errno);
     for (unsigned long cap = 0; cap <= 63; ++cap) {
       if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) {
         if (errno == EINVAL) break;  // past the kernel's last capability
-        return sys_error(errno);
+        return sys_failure(SysOp::prctl, errno);
       }
     }
   }
   if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) {
-    return sys_error(errno);
+    return sys_failure(SysOp::prctl, errno);
   }
   __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
   __user_cap_data_struct none[2]{};
-  if (::syscall(SYS_capset, &header, none) != 0) return sys_error(errno);
+  if (::syscall(SYS_capset, &header, none) != 0) return sys_failure(SysOp::capset, errno);
   return ok_status();
 }
 

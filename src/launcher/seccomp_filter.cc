@@ -196,7 +196,8 @@ Status apply_seccomp(bool network) {
   std::vector<sock_filter> code = seccomp_program(network);
   if (code.empty()) return Errc::unsupported;
   sock_fprog program{static_cast<unsigned short>(code.size()), code.data()};
-  if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program, 0, 0) != 0) return sys_error(errno);
+  if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program, 0, 0) != 0)
+    return sys_failure(SysOp::prctl, errno);
   return ok_status();
 }
 

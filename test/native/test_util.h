@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "common/error.h"
-#include "fs/fs_backend.h"
+#include "fs/fd_io.h"
 #include "fs/mount_table.h"
 #include "fs/resolver.h"
 

@@ -6,6 +6,7 @@
 
 #include "launcher/namespace_layer.h"
 #include "launcher/seccomp_filter.h"
+#include "test_util.h"
 
 namespace msb {
 namespace {
@@ -196,6 +197,41 @@ TEST(SeccompFilter, AssemblesForThisArchitecture) {
 #endif
   }
   EXPECT_GT(seccomp_program(false).size(), seccomp_program(true).size());
+}
+
+// A source that now names another inode is "changed underneath" (LaunchStage::path_changed), not
+// a symlink escape; one that cannot be opened names the call and its errno. Both name the entry.
+TEST(OpenPolicyPaths, AnotherInodeIsChangedUnderneathAndAFailedOpenNamesTheCall) {
+  msb_test::TempDir tmp;
+  const std::string kept = (tmp.path() / "kept").string();
+  const std::string swapped = (tmp.path() / "swapped").string();
+  ASSERT_EQ(::mkdir(kept.c_str(), 0700), 0);
+  ASSERT_EQ(::mkdir(swapped.c_str(), 0700), 0);
+  struct stat st {};
+  ASSERT_EQ(::stat(kept.c_str(), &st), 0);
+  const FileId kept_id{st.st_dev, st.st_ino};
+
+  ExecPolicy policy;
+  policy.paths.push_back({kept, PathAccess::write, kept_id, "/kept", {}});
+  policy.paths.push_back({swapped, PathAccess::write, kept_id, "/swapped", {}});
+  auto changed = open_policy_paths(policy);
+  ASSERT_FALSE(changed.ok());
+  EXPECT_EQ(changed.error().code, Errc::changed_underneath);
+  EXPECT_EQ(changed.error().index, 1u);
+  EXPECT_EQ(changed.error().op, SysOp::none);
+
+  policy.paths[1] = {(tmp.path() / "gone").string(), PathAccess::write, kept_id, "/gone", {}};
+  auto missing = open_policy_paths(policy);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().code, Errc::io_error);
+  EXPECT_EQ(missing.error().sys_errno, ENOENT);
+  EXPECT_EQ(missing.error().op, SysOp::open);
+  EXPECT_EQ(missing.error().index, 1u);
+
+  policy.paths.pop_back();
+  auto opened = open_policy_paths(policy);
+  ASSERT_TRUE(opened.ok());
+  EXPECT_EQ(opened.value().size(), 1u);
 }
 
 }  // namespace

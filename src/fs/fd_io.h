@@ -5,7 +5,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -68,15 +67,6 @@ std::optional<Bytes> read_local_cached_file(int path_fd, std::uint64_t limit);
 // Directory entry names (without "." and ".."), unsorted.
 Result<std::vector<std::string>> read_dir_names(int dir_fd);
 
-// What getdents says an entry is. `unknown` where the filesystem does not say: ask fstatat.
-enum class EntryType : std::uint8_t { unknown, directory, symlink, other };
-
-// Reads one getdents batch from `dir_fd`, handing each entry but "." and ".." to `on_entry` with
-// its type as the directory records it (so a walk need not stat every file); false once the
-// directory is exhausted. A caller can so bound the work it does per call on huge directories.
-Result<bool> read_dir_batch(int dir_fd,
-                            const std::function<void(std::string_view, EntryType)>& on_entry);
-
 // Replaces `name` in `dir_fd` with a new regular file holding `data`: written to a temporary in
 // the same directory, then renamed over the old entry, so readers see the old or the new
 // contents, never a mix, and a hard link elsewhere to the old inode is never written through.
@@ -100,9 +90,6 @@ Result<FileId> file_id(int fd);
 // `name` fails with already_exists, decided atomically by the final rename.
 Status install_file(int dir_fd, const std::string& name, const std::uint8_t* data, std::size_t size,
                     std::uint32_t new_mode, bool replace);
-
-// The text of the symlink `name` in `dir_fd`.
-Result<std::string> read_link(int dir_fd, const std::string& name);
 
 // Creates the symlink `name` -> `text` through a temporary, so an existing entry is replaced
 // atomically (`replace`) or left alone with already_exists. Never replaces a directory.

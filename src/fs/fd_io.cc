@@ -1,10 +1,8 @@
-#include "fs/fs_backend.h"
+#include "fs/fd_io.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -16,28 +14,13 @@
 #include <optional>
 #include <random>
 
+#include "common/sys.h"
+
 namespace msb {
 namespace {
 
-Error from_errno() {
-  return Error{errc_from_errno(errno), errno};
-}
-
 double to_ms(const statx_timestamp& t) {
   return static_cast<double>(t.tv_sec) * 1000.0 + static_cast<double>(t.tv_nsec) / 1e6;
-}
-
-Status write_all(int fd, const std::uint8_t* data, std::size_t size) {
-  while (size > 0) {
-    ssize_t n = ::write(fd, data, size);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return from_errno();
-    }
-    data += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return ok_status();
 }
 
 // Unpredictable names, so another user of the directory cannot squat on the next one.
@@ -53,12 +36,11 @@ std::string temp_name() {
 Result<UniqueFd> create_temp(int dir_fd, mode_t mode, std::string& name_out) {
   for (int attempt = 0; attempt < 16; ++attempt) {
     name_out = temp_name();
-    int fd = ::openat(dir_fd, name_out.c_str(),
-                      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-    if (fd >= 0) return UniqueFd(fd);
-    if (errno != EEXIST) return from_errno();
+    auto fd =
+        sys::open_at(dir_fd, name_out.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
+    if (fd || fd.error().sys_errno != EEXIST) return fd;
   }
-  return Error{Errc::already_exists, EEXIST};
+  return from_errno(SysOp::openat, EEXIST);
 }
 
 // "/proc/self/fd/N": the magic link through which a descriptor's own inode can be reopened.
@@ -75,7 +57,7 @@ ProcFdPath proc_fd_path(int fd) {
 // The replacement takes the old file's permission bits (never set-id bits: a rewrite must not
 // mint a setuid file) and, where the process may, its owner and group.
 Status copy_attributes(int fd, const struct stat& old) {
-  if (::fchmod(fd, old.st_mode & 0777) != 0) return from_errno();
+  if (::fchmod(fd, old.st_mode & 0777) != 0) return from_errno(SysOp::fchmod, errno);
   struct stat now;
   if (::fstat(fd, &now) == 0 && (now.st_uid != old.st_uid || now.st_gid != old.st_gid)) {
     (void)::fchown(fd, old.st_uid, old.st_gid);  // EPERM: keep ours, as any editor would
@@ -86,8 +68,9 @@ Status copy_attributes(int fd, const struct stat& old) {
 }  // namespace
 
 Result<ReadableFile> open_regular_file(int path_fd) {
-  struct stat st;
-  if (::fstat(path_fd, &st) != 0) return from_errno();
+  auto stat = sys::stat_fd(path_fd);
+  if (!stat) return stat.error();
+  const struct stat& st = stat.value();
   if (S_ISDIR(st.st_mode)) return Errc::is_directory;
   if (!S_ISREG(st.st_mode)) return Errc::not_regular_file;
   UniqueFd fd(::open(proc_fd_path(path_fd).text, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
@@ -95,8 +78,9 @@ Result<ReadableFile> open_regular_file(int path_fd) {
     // The descriptor is open, so its entry exists in any /proc of this process: ENOENT means
     // there is none now (never mounted, unmounted since, or another PID namespace's). Asked on
     // every call, since /proc can come and go.
-    if (errno == ENOENT) return Error{Errc::proc_unavailable, ENOENT};
-    return from_errno();
+    Error e = from_errno(SysOp::open, errno);
+    if (e.sys_errno == ENOENT) e.code = Errc::proc_unavailable;
+    return e;
   }
   return ReadableFile{std::move(fd), static_cast<std::uint64_t>(st.st_size),
                       static_cast<std::uint32_t>(st.st_mode & 0777)};
@@ -106,7 +90,7 @@ Result<FileInfo> stat_fd(int fd, bool cached_only) {
   struct statx sx;
   const int flags = AT_EMPTY_PATH | (cached_only ? AT_STATX_DONT_SYNC : 0);
   if (::statx(fd, "", flags, STATX_BASIC_STATS | STATX_BTIME, &sx) != 0) {
-    return from_errno();
+    return from_errno(SysOp::statx, errno);
   }
   FileInfo info;
   info.size = sx.stx_size;
@@ -145,23 +129,18 @@ std::optional<Bytes> read_local_cached_file(int path_fd, std::uint64_t limit) {
 }
 
 Result<FileId> file_id(int fd) {
-  struct stat st;
-  if (::fstat(fd, &st) != 0) return from_errno();
-  return FileId{st.st_dev, st.st_ino};
+  auto st = sys::stat_fd(fd);
+  if (!st) return st.error();
+  return FileId{st.value().st_dev, st.value().st_ino};
 }
 
 Result<Bytes> read_regular_file(int fd, std::uint64_t limit) {
-  struct stat st;
-  if (::fstat(fd, &st) != 0) return from_errno();
-  if (S_ISDIR(st.st_mode)) return Errc::is_directory;
-  if (!S_ISREG(st.st_mode)) return Errc::not_regular_file;
-  const auto reported = static_cast<std::uint64_t>(st.st_size);
-  if (reported > limit) {
-    Error e{Errc::too_large};
-    e.size = reported;
-    e.limit = limit;
-    return e;
-  }
+  auto st = sys::stat_fd(fd);
+  if (!st) return st.error();
+  if (S_ISDIR(st.value().st_mode)) return Errc::is_directory;
+  if (!S_ISREG(st.value().st_mode)) return Errc::not_regular_file;
+  const auto reported = static_cast<std::uint64_t>(st.value().st_size);
+  if (reported > limit) return too_large(reported, limit);
   // One spare byte tells us at EOF whether the file grew after fstat; files that report size 0
   // (procfs-like) grow the buffer in steps, still bounded by `limit`.
   std::size_t capacity = static_cast<std::size_t>(reported) + 1;
@@ -171,12 +150,7 @@ Result<Bytes> read_regular_file(int fd, std::uint64_t limit) {
   if (!out.data) return Errc::io_error;
   for (;;) {
     if (out.size == capacity) {
-      if (out.size > limit) {
-        Error e{Errc::too_large};
-        e.size = out.size;
-        e.limit = limit;
-        return e;
-      }
+      if (out.size > limit) return too_large(out.size, limit);
       std::size_t grown = capacity * 2;
       if (grown > limit + 1) grown = static_cast<std::size_t>(limit) + 1;
       auto* p = static_cast<std::uint8_t*>(std::realloc(out.data.get(), grown));
@@ -188,25 +162,20 @@ Result<Bytes> read_regular_file(int fd, std::uint64_t limit) {
     ssize_t n = ::read(fd, out.data.get() + out.size, capacity - out.size);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return from_errno();
+      return from_errno(SysOp::read, errno);
     }
     if (n == 0) break;
     out.size += static_cast<std::size_t>(n);
   }
-  if (out.size > limit) {
-    Error e{Errc::too_large};
-    e.size = out.size;
-    e.limit = limit;
-    return e;
-  }
+  if (out.size > limit) return too_large(out.size, limit);
   return out;
 }
 
 Result<std::vector<std::string>> read_dir_names(int dir_fd) {
   std::vector<std::string> names;
-  auto add = [&names](std::string_view name, EntryType) { names.emplace_back(name); };
+  auto add = [&names](std::string_view name, sys::EntryType) { names.emplace_back(name); };
   for (;;) {
-    auto more = read_dir_batch(dir_fd, add);
+    auto more = sys::read_dir_batch(dir_fd, add);
     if (!more) return more.error();
     if (!more.value()) return names;
   }
@@ -218,16 +187,16 @@ Status replace_file(int dir_fd, const std::string& name, const std::uint8_t* dat
 }
 
 Status remove_entry(int dir_fd, const std::string& name) {
-  struct stat st;
-  if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return from_errno();
-  if (S_ISDIR(st.st_mode)) return Errc::is_directory;
-  if (::unlinkat(dir_fd, name.c_str(), 0) != 0) return from_errno();
-  return ok_status();
+  auto st = sys::stat_at(dir_fd, name.c_str());
+  if (!st) return st.error();
+  if (S_ISDIR(st.value().st_mode)) return Errc::is_directory;
+  return sys::unlink_at(dir_fd, name.c_str());
 }
 
 Status make_dir(int dir_fd, const std::string& name) {
-  if (::mkdirat(dir_fd, name.c_str(), 0777) == 0 || errno == EEXIST) return ok_status();
-  return from_errno();
+  Status made = sys::make_dir_at(dir_fd, name.c_str(), 0777);
+  if (!made && made.error().sys_errno == EEXIST) return ok_status();
+  return made;
 }
 
 namespace {
@@ -235,28 +204,18 @@ namespace {
 // Puts a finished temporary in place: over whatever `name` is (`replace`), or only where
 // there is nothing, which the kernel decides atomically.
 Status commit_temp(int dir_fd, const std::string& temp, const std::string& name, bool replace) {
-  if (replace) {
-    if (::renameat(dir_fd, temp.c_str(), dir_fd, name.c_str()) != 0) return from_errno();
-    return ok_status();
-  }
-  if (::renameat2(dir_fd, temp.c_str(), dir_fd, name.c_str(), RENAME_NOREPLACE) == 0) {
-    return ok_status();
-  }
-  if (errno != EINVAL) return from_errno();
-  // Filesystems without RENAME_NOREPLACE: link() never replaces either.
-  if (::linkat(dir_fd, temp.c_str(), dir_fd, name.c_str(), 0) != 0) return from_errno();
-  ::unlinkat(dir_fd, temp.c_str(), 0);
-  return ok_status();
+  return sys::rename_at(dir_fd, temp.c_str(), dir_fd, name.c_str(), replace);
 }
 
 // What `name` holds now, if anything, when a new entry is about to take its place.
 Result<std::optional<struct stat>> entry_to_replace(int dir_fd, const std::string& name,
                                                     bool replace) {
-  struct stat st;
-  if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-    if (errno != ENOENT) return from_errno();
+  auto found = sys::stat_at(dir_fd, name.c_str());
+  if (!found) {
+    if (found.error().code != Errc::not_found) return found.error();
     return std::optional<struct stat>{};
   }
+  const struct stat& st = found.value();
   if (S_ISDIR(st.st_mode)) return Errc::is_directory;
   if (!replace) return Errc::already_exists;
   if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) return Errc::not_regular_file;
@@ -266,10 +225,10 @@ Result<std::optional<struct stat>> entry_to_replace(int dir_fd, const std::strin
 // An unnamed regular file in `dir_fd` (O_TMPFILE), or std::nullopt where the filesystem does
 // not offer one: the caller then names its temporary.
 std::optional<Result<UniqueFd>> create_unnamed(int dir_fd, mode_t mode) {
-  const int fd = ::openat(dir_fd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
-  if (fd >= 0) return Result<UniqueFd>(UniqueFd(fd));
-  if (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL) return std::nullopt;
-  return Result<UniqueFd>(from_errno());
+  auto fd = sys::open_at(dir_fd, ".", O_TMPFILE | O_WRONLY, mode);
+  const int err = fd ? 0 : fd.error().sys_errno;
+  if (err == EOPNOTSUPP || err == EISDIR || err == EINVAL) return std::nullopt;
+  return fd;
 }
 
 // Cleared where linkat(AT_EMPTY_PATH) is refused to us: before Linux 6.10 it needs
@@ -311,20 +270,20 @@ std::optional<Status> commit_unnamed(int fd, int dir_fd, const std::string& name
     const int err = link_unnamed(fd, dir_fd, name);
     if (err == 0) return ok_status();
     if (link_unavailable(err)) return std::nullopt;
-    if (err != EEXIST) return Status(Error{errc_from_errno(err), err});
-    if (!replace) return Status(Error{Errc::already_exists, EEXIST});  // created meanwhile
+    if (err != EEXIST) return Status(from_errno(SysOp::linkat, err));
+    if (!replace) return Status(from_errno(SysOp::linkat, EEXIST));  // created meanwhile
   }
   for (int attempt = 0; attempt < 16; ++attempt) {
     const std::string temp = temp_name();
     const int err = link_unnamed(fd, dir_fd, temp);
     if (err == EEXIST) continue;
     if (link_unavailable(err)) return std::nullopt;
-    if (err != 0) return Status(Error{errc_from_errno(err), err});
+    if (err != 0) return Status(from_errno(SysOp::linkat, err));
     Status st = commit_temp(dir_fd, temp, name, true);
     if (!st) ::unlinkat(dir_fd, temp.c_str(), 0);
     return st;
   }
-  return Status(Error{Errc::already_exists, EEXIST});
+  return Status(from_errno(SysOp::linkat, EEXIST));
 }
 
 // The new file's contents and, for a replacement, the old file's attributes (set first, so the
@@ -334,7 +293,7 @@ Status fill(int fd, const std::optional<struct stat>& old, const std::uint8_t* d
   if (old && S_ISREG(old->st_mode)) {
     if (auto st = copy_attributes(fd, *old); !st) return st;
   }
-  return write_all(fd, data, size);
+  return sys::write_all(fd, data, size);
 }
 
 }  // namespace
@@ -365,58 +324,19 @@ Status install_file(int dir_fd, const std::string& name, const std::uint8_t* dat
   return st;
 }
 
-Result<std::string> read_link(int dir_fd, const std::string& name) {
-  std::string text(4096, '\0');  // PATH_MAX: the kernel stores no longer link text
-  const ssize_t n = ::readlinkat(dir_fd, name.c_str(), text.data(), text.size());
-  if (n < 0) return from_errno();
-  if (static_cast<std::size_t>(n) >= text.size()) return Error{Errc::io_error, ENAMETOOLONG};
-  text.resize(static_cast<std::size_t>(n));
-  return text;
-}
-
 Status install_symlink(int dir_fd, const std::string& name, const std::string& text, bool replace) {
   auto existing = entry_to_replace(dir_fd, name, replace);
   if (!existing) return existing.error();
   std::string temp;
   for (int attempt = 0;; ++attempt) {
     temp = temp_name();
-    if (::symlinkat(text.c_str(), dir_fd, temp.c_str()) == 0) break;
-    if (errno != EEXIST || attempt == 15) return from_errno();
+    Status made = sys::symlink_at(text.c_str(), dir_fd, temp.c_str());
+    if (made) break;
+    if (made.error().sys_errno != EEXIST || attempt == 15) return made;
   }
   Status st = commit_temp(dir_fd, temp, name, replace);
   if (!st) ::unlinkat(dir_fd, temp.c_str(), 0);
   return st;
-}
-
-namespace {
-
-EntryType entry_type(unsigned char d_type) {
-  switch (d_type) {
-    case DT_DIR: return EntryType::directory;
-    case DT_LNK: return EntryType::symlink;
-    case DT_UNKNOWN: return EntryType::unknown;
-    default: return EntryType::other;
-  }
-}
-
-}  // namespace
-
-Result<bool> read_dir_batch(int dir_fd,
-                            const std::function<void(std::string_view, EntryType)>& on_entry) {
-  // getdents64 directly: fdopendir would take ownership of the descriptor and add a copy.
-  alignas(8) char buf[32768];
-  long n;
-  do {
-    n = ::syscall(SYS_getdents64, dir_fd, buf, sizeof(buf));
-  } while (n < 0 && errno == EINTR);
-  if (n < 0) return from_errno();
-  for (long off = 0; off < n;) {
-    const auto* entry = reinterpret_cast<const struct dirent64*>(buf + off);
-    const std::string_view name = entry->d_name;
-    if (name != "." && name != "..") on_entry(name, entry_type(entry->d_type));
-    off += entry->d_reclen;
-  }
-  return n > 0;
 }
 
 }  // namespace msb
