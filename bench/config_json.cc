@@ -11,7 +11,6 @@
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "config/config_tree.h"
@@ -67,13 +66,13 @@ int main(int argc, char** argv) {
   }
   std::size_t accepted = 0;
   for (const std::string& text : corpus) {
-    accepted += std::holds_alternative<msb::ConfigNode>(msb::parse_json(text));
+    accepted += msb::parse_json(text).ok();
   }
   const double corpus_ns = best_ns_per_round(rounds, 5, [&] {
     for (const std::string& text : corpus) (void)msb::parse_json(text);
   });
   const std::string large = large_config();
-  if (!std::holds_alternative<msb::ConfigNode>(msb::parse_json(large))) {
+  if (!msb::parse_json(large).ok()) {
     std::fprintf(stderr, "the generated config does not parse\n");
     return 1;
   }

@@ -404,7 +404,7 @@ std::optional<ConfigError> tab_indentation(std::string_view text, std::uint32_t 
   return std::nullopt;
 }
 
-Parsed<ConfigNode> run_yaml(std::string_view text) {
+Result<ConfigNode, ConfigError> run_yaml(std::string_view text) {
   std::istringstream in{std::string(text)};
   YAML::Parser parser(in);
   YamlBuilder builder(text);
@@ -802,7 +802,7 @@ const ConfigEntry* ConfigNode::find(std::string_view key) const noexcept {
   return nullptr;
 }
 
-Parsed<ConfigNode> parse_yaml(std::string_view text) {
+Result<ConfigNode, ConfigError> parse_yaml(std::string_view text) {
   text = strip_bom(text);
   if (auto e = check_size(text)) return *e;
   if (auto e = check_yaml_bytes(text)) return *e;
@@ -821,7 +821,7 @@ Parsed<ConfigNode> parse_yaml(std::string_view text) {
   }
 }
 
-Parsed<ConfigNode> parse_json(std::string_view text) {
+Result<ConfigNode, ConfigError> parse_json(std::string_view text) {
   text = strip_bom(text);
   if (auto e = check_size(text)) return *e;
   try {

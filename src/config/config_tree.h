@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/error.h"
 #include "config/config_error.h"
 
 namespace msb {
@@ -48,8 +49,8 @@ struct ConfigEntry {
 // non-string keys, strings with NUL or ill-formed UTF-8, and (YAML) anchors, aliases, several
 // documents and tags other than !!str. A leading UTF-8 byte order mark is skipped. An empty
 // YAML document is a null node at line 1, column 1. Syntax errors have key_path "".
-Parsed<ConfigNode> parse_yaml(std::string_view text);
-Parsed<ConfigNode> parse_json(std::string_view text);
+Result<ConfigNode, ConfigError> parse_yaml(std::string_view text);
+Result<ConfigNode, ConfigError> parse_json(std::string_view text);
 
 // The first place where `text` is not JSON (RFC 8259), without regard to size, depth or content:
 // parse_json's own parser checking syntax alone. parse_json reports this error, when there is

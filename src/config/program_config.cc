@@ -665,7 +665,7 @@ std::string_view trim_line_end(std::string_view line) noexcept {
 
 // The frontmatter between the opening "---" line and the closing "---" or "..." line, with the
 // opening line blanked so that YAML positions are the file's. nullopt when there is none.
-Parsed<std::optional<std::string>> extract_frontmatter(std::string_view text) {
+Result<std::optional<std::string>, ConfigError> extract_frontmatter(std::string_view text) {
   constexpr std::string_view kBom = "\xEF\xBB\xBF";
   if (text.substr(0, kBom.size()) == kBom) text.remove_prefix(kBom.size());
   std::size_t end = text.find('\n');
@@ -705,28 +705,29 @@ Check read_worker(const ConfigNode& root, WorkerDeclaration& out) {
 
 }  // namespace
 
-Parsed<ProgramConfig> parse_program_config(std::string_view text, std::string_view file,
-                                           ConfigFormat format) {
+Result<ProgramConfig, ConfigError> parse_program_config(std::string_view text,
+                                                        std::string_view file,
+                                                        ConfigFormat format) {
   if (!absolute_file(file)) return ConfigError{0, 0, "", "an absolute config file path"};
-  Parsed<ConfigNode> tree = format == ConfigFormat::json ? parse_json(text) : parse_yaml(text);
-  if (auto* error = std::get_if<ConfigError>(&tree)) return std::move(*error);
+  auto tree = format == ConfigFormat::json ? parse_json(text) : parse_yaml(text);
+  if (!tree) return std::move(tree).error();
   ProgramConfig config;
   config.file = std::string(file);
   config.dir = parent_dir(file);
   config.worker_paths = {resolve_host(config.dir, "workers"), resolve_host(config.dir, ".workers")};
-  if (Check e = read_program(std::get<ConfigNode>(tree), config)) return std::move(*e);
+  if (Check e = read_program(tree.value(), config)) return std::move(*e);
   return config;
 }
 
-Parsed<WorkerDeclaration> parse_worker_file(std::string_view text) {
-  Parsed<std::optional<std::string>> frontmatter = extract_frontmatter(text);
-  if (auto* error = std::get_if<ConfigError>(&frontmatter)) return std::move(*error);
+Result<WorkerDeclaration, ConfigError> parse_worker_file(std::string_view text) {
+  auto frontmatter = extract_frontmatter(text);
+  if (!frontmatter) return std::move(frontmatter).error();
   WorkerDeclaration out;
-  const std::optional<std::string>& yaml = std::get<std::optional<std::string>>(frontmatter);
+  const std::optional<std::string>& yaml = frontmatter.value();
   if (!yaml) return out;
-  Parsed<ConfigNode> tree = parse_yaml(*yaml);
-  if (auto* error = std::get_if<ConfigError>(&tree)) return std::move(*error);
-  if (Check e = read_worker(std::get<ConfigNode>(tree), out)) return std::move(*e);
+  auto tree = parse_yaml(*yaml);
+  if (!tree) return std::move(tree).error();
+  if (Check e = read_worker(tree.value(), out)) return std::move(*e);
   return out;
 }
 

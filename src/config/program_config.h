@@ -8,9 +8,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <variant>
 #include <vector>
 
+#include "common/error.h"
 #include "config/config_error.h"
 #include "fs/mount_table.h"
 #include "fs/policy.h"
@@ -54,8 +54,8 @@ struct ProgramConfig {
 };
 
 // `file` must be absolute (relative paths in the config resolve against its directory).
-Parsed<ProgramConfig> parse_program_config(std::string_view text, std::string_view file,
-                                           ConfigFormat format);
+Result<ProgramConfig, ConfigError> parse_program_config(std::string_view text,
+                                                        std::string_view file, ConfigFormat format);
 
 // What a worker's frontmatter asks for. `inherit`: no sandbox section (the parent's sandbox, as
 // golem-forge's call_worker does). `none`: `sandbox: false` or `zones: []`, a pure function with
@@ -83,6 +83,6 @@ struct WorkerDeclaration {
 // A .worker file: YAML frontmatter between "---" lines, then the instructions. Only the
 // `sandbox` key (and `name`) is interpreted; other keys belong to the agent framework. Line
 // numbers in errors count from the file's first line.
-Parsed<WorkerDeclaration> parse_worker_file(std::string_view text);
+Result<WorkerDeclaration, ConfigError> parse_worker_file(std::string_view text);
 
 }  // namespace msb

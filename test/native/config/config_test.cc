@@ -5,7 +5,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
-#include <variant>
+#include <utility>
 #include <vector>
 
 #include "config/config_tree.h"
@@ -38,53 +38,50 @@ std::string_view file_for(ConfigFormat format) {
 }
 
 template <typename T>
-std::string describe_error(const msb::Parsed<T>& parsed) {
-  const auto* error = std::get_if<ConfigError>(&parsed);
-  if (error == nullptr) return "no error";
+std::string describe_error(const msb::Result<T, ConfigError>& parsed) {
+  if (parsed.ok()) return "no error";
   std::ostringstream out;
-  msb::PrintTo(*error, &out);
+  msb::PrintTo(parsed.error(), &out);
   return out.str();
 }
 
+// The value, or (with a failed expectation that shows the error) a default one.
+template <typename T>
+T value_of(msb::Result<T, ConfigError> parsed) {
+  EXPECT_TRUE(parsed.ok()) << describe_error(parsed);
+  return parsed.ok() ? std::move(parsed).value() : T{};
+}
+
+// The error, or (with a failed expectation that shows the text) an empty one.
+template <typename T>
+ConfigError error_of(msb::Result<T, ConfigError> parsed, std::string_view text) {
+  EXPECT_FALSE(parsed.ok()) << "accepted: " << text;
+  return parsed.ok() ? ConfigError{} : std::move(parsed).error();
+}
+
 ProgramConfig config_ok(std::string_view text, ConfigFormat format = ConfigFormat::yaml) {
-  auto parsed = msb::parse_program_config(text, file_for(format), format);
-  EXPECT_TRUE(std::holds_alternative<ProgramConfig>(parsed)) << describe_error(parsed);
-  return std::holds_alternative<ProgramConfig>(parsed) ? std::get<ProgramConfig>(parsed)
-                                                       : ProgramConfig{};
+  return value_of(msb::parse_program_config(text, file_for(format), format));
 }
 
 ConfigError config_error(std::string_view text, ConfigFormat format = ConfigFormat::yaml) {
-  auto parsed = msb::parse_program_config(text, file_for(format), format);
-  EXPECT_TRUE(std::holds_alternative<ConfigError>(parsed)) << "accepted: " << text;
-  return std::holds_alternative<ConfigError>(parsed) ? std::get<ConfigError>(parsed)
-                                                     : ConfigError{};
+  return error_of(msb::parse_program_config(text, file_for(format), format), text);
 }
 
 ConfigNode tree_ok(std::string_view text, ConfigFormat format) {
-  auto parsed = format == ConfigFormat::json ? msb::parse_json(text) : msb::parse_yaml(text);
-  EXPECT_TRUE(std::holds_alternative<ConfigNode>(parsed)) << describe_error(parsed);
-  return std::holds_alternative<ConfigNode>(parsed) ? std::get<ConfigNode>(parsed) : ConfigNode{};
+  return value_of(format == ConfigFormat::json ? msb::parse_json(text) : msb::parse_yaml(text));
 }
 
 ConfigError tree_error(std::string_view text, ConfigFormat format) {
-  auto parsed = format == ConfigFormat::json ? msb::parse_json(text) : msb::parse_yaml(text);
-  EXPECT_TRUE(std::holds_alternative<ConfigError>(parsed)) << "accepted: " << text;
-  return std::holds_alternative<ConfigError>(parsed) ? std::get<ConfigError>(parsed)
-                                                     : ConfigError{};
+  return error_of(format == ConfigFormat::json ? msb::parse_json(text) : msb::parse_yaml(text),
+                  text);
 }
 
 WorkerDeclaration worker_ok(std::string_view text) {
-  auto parsed = msb::parse_worker_file(text);
-  EXPECT_TRUE(std::holds_alternative<WorkerDeclaration>(parsed)) << describe_error(parsed);
-  return std::holds_alternative<WorkerDeclaration>(parsed) ? std::get<WorkerDeclaration>(parsed)
-                                                           : WorkerDeclaration{};
+  return value_of(msb::parse_worker_file(text));
 }
 
 ConfigError worker_error(std::string_view text) {
-  auto parsed = msb::parse_worker_file(text);
-  EXPECT_TRUE(std::holds_alternative<ConfigError>(parsed)) << "accepted: " << text;
-  return std::holds_alternative<ConfigError>(parsed) ? std::get<ConfigError>(parsed)
-                                                     : ConfigError{};
+  return error_of(msb::parse_worker_file(text), text);
 }
 
 // Where an error is and what it says, compared in one go so a failure shows all of it.
@@ -699,16 +696,16 @@ TEST(ProgramConfig, YamlAndJsonGiveTheSameModel) {
 TEST(ProgramConfig, TheConfigFileMustBeAbsolute) {
   for (std::string_view file : {"", "golem-forge.config.yaml", "./x.yaml"}) {
     auto parsed = msb::parse_program_config("sandbox: {}\n", file, ConfigFormat::yaml);
-    ASSERT_TRUE(std::holds_alternative<ConfigError>(parsed)) << file;
-    const ConfigError& e = std::get<ConfigError>(parsed);
+    ASSERT_FALSE(parsed.ok()) << file;
+    const ConfigError& e = parsed.error();
     EXPECT_EQ(place_of(e), Place("", 0, 0));
     EXPECT_EQ(e.expected, "an absolute config file path");
   }
   auto parsed =
       msb::parse_program_config("sandbox: {}\n", "/golem-forge.config.yaml", ConfigFormat::yaml);
-  ASSERT_TRUE(std::holds_alternative<ProgramConfig>(parsed));
-  EXPECT_EQ(std::get<ProgramConfig>(parsed).dir, "/");
-  EXPECT_EQ(std::get<ProgramConfig>(parsed).sandbox->root, "/");
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed.value().dir, "/");
+  EXPECT_EQ(parsed.value().sandbox->root, "/");
 }
 
 // =============================================================================================
