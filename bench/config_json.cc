@@ -1,8 +1,9 @@
 // Times parse_json, the JSON config reader, on every file of a corpus directory and on a large
 // generated config (a mounts list just under the 1 MiB limit), so that parser changes can be
 // compared before and after in one sitting (build both, run them alternately). Build and run:
-//   g++ -O2 -DNDEBUG -std=c++20 -Isrc bench/config_json.cc src/config/config_tree.cc \
-//       src/common/path.cc -lyaml-cpp -o /tmp/config-json-bench
+//   g++ -O2 -DNDEBUG -std=c++20 -Isrc bench/config_json.cc src/config/json_reader.cc \
+//       src/config/reader_checks.cc src/config/config_tree.cc src/common/path.cc \
+//       -o /tmp/config-json-bench
 //   /tmp/config-json-bench fuzz/corpus 40000
 #include <chrono>
 #include <cstdio>
@@ -13,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "config/config_tree.h"
+#include "config/json_reader.h"
 
 namespace {
 

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "config/program_config.h"
+#include "config/worker_file.h"
 #include "rules.h"
 
 namespace msb_binding {

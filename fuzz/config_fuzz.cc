@@ -7,8 +7,9 @@
 #include <string_view>
 
 #include "common/path.h"
-#include "config/config_tree.h"
+#include "config/json_reader.h"
 #include "config/program_config.h"
+#include "config/worker_file.h"
 
 namespace {
 

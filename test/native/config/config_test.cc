@@ -9,7 +9,10 @@
 #include <vector>
 
 #include "config/config_tree.h"
+#include "config/json_reader.h"
 #include "config/program_config.h"
+#include "config/worker_file.h"
+#include "config/yaml_reader.h"
 
 namespace msb {
 
