@@ -328,22 +328,6 @@ bool JsonParser::hex4(unsigned& out) noexcept {
   return true;
 }
 
-void append_utf8(std::string& out, unsigned code_point) {
-  const auto byte = [&](unsigned bits) { out += static_cast<char>(bits); };
-  if (code_point < 0x80) return byte(code_point);
-  if (code_point < 0x800) {
-    byte(0xC0 | (code_point >> 6));
-  } else if (code_point < 0x10000) {
-    byte(0xE0 | (code_point >> 12));
-    byte(0x80 | ((code_point >> 6) & 0x3F));
-  } else {
-    byte(0xF0 | (code_point >> 18));
-    byte(0x80 | ((code_point >> 12) & 0x3F));
-    byte(0x80 | ((code_point >> 6) & 0x3F));
-  }
-  byte(0x80 | (code_point & 0x3F));
-}
-
 // After "\u": four hex digits, and surrogates only as a high-low pair, which is one code point.
 bool JsonParser::unicode_escape(std::size_t backslash, std::string& out) {
   ++pos_;

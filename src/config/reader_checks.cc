@@ -65,6 +65,22 @@ std::size_t utf8_length_at(std::string_view text, std::size_t pos) noexcept {
   return is_valid_utf8(text.substr(pos, len)) ? len : 0;
 }
 
+void append_utf8(std::string& out, unsigned code_point) {
+  const auto byte = [&](unsigned bits) { out += static_cast<char>(bits); };
+  if (code_point < 0x80) return byte(code_point);
+  if (code_point < 0x800) {
+    byte(0xC0 | (code_point >> 6));
+  } else if (code_point < 0x10000) {
+    byte(0xE0 | (code_point >> 12));
+    byte(0x80 | ((code_point >> 6) & 0x3F));
+  } else {
+    byte(0xF0 | (code_point >> 18));
+    byte(0x80 | ((code_point >> 12) & 0x3F));
+    byte(0x80 | ((code_point >> 6) & 0x3F));
+  }
+  byte(0x80 | (code_point & 0x3F));
+}
+
 // Strings become key paths, paths and messages: NUL and broken UTF-8 have no place there.
 const char* text_problem(std::string_view text) noexcept {
   if (text.find('\0') != std::string_view::npos) return "text without NUL characters";

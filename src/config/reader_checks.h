@@ -1,5 +1,6 @@
-// What the YAML and JSON readers check alike, and how they place and word what they refuse, so
-// that both formats of one config fail the same way. Internal to src/config.
+// What the YAML and JSON readers share: the checks they make alike and how they place and word
+// what they refuse, so that both formats of one config fail the same way, and UTF-8 byte by
+// byte. Internal to src/config.
 #pragma once
 
 #include <cstddef>
@@ -23,6 +24,9 @@ ConfigError error_at_offset(std::string_view text, std::size_t offset, std::stri
 
 // Length of the well-formed UTF-8 sequence starting at `pos`, 0 when there is none.
 std::size_t utf8_length_at(std::string_view text, std::size_t pos) noexcept;
+
+// Appends the UTF-8 encoding of a code point (at most U+10FFFF, not a surrogate).
+void append_utf8(std::string& out, unsigned code_point);
 
 // Why a string may not be a key or value ("text without NUL characters", ...), or nullptr.
 const char* text_problem(std::string_view text) noexcept;
