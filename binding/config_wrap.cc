@@ -3,6 +3,7 @@
 #include <string>
 
 #include "config/program_config.h"
+#include "config/worker_file.h"
 #include "rules.h"
 
 namespace msb_binding {
@@ -124,9 +125,9 @@ Napi::Value ParseProgramConfig(const Napi::CallbackInfo& info) {
   const auto format = info[2].As<Napi::String>().Utf8Value() == "json" ? msb::ConfigFormat::json
                                                                        : msb::ConfigFormat::yaml;
   auto parsed = msb::parse_program_config(content, file, format);
-  if (const auto* error = std::get_if<msb::ConfigError>(&parsed)) return error_result(env, *error);
+  if (!parsed) return error_result(env, parsed.error());
   Napi::Object out = Napi::Object::New(env);
-  out.Set("config", program_object(env, std::get<msb::ProgramConfig>(parsed)));
+  out.Set("config", program_object(env, parsed.value()));
   return out;
 }
 
@@ -134,9 +135,9 @@ Napi::Value ParseWorkerFile(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const std::string content = info[0].As<Napi::String>().Utf8Value();
   auto parsed = msb::parse_worker_file(content);
-  if (const auto* error = std::get_if<msb::ConfigError>(&parsed)) return error_result(env, *error);
+  if (!parsed) return error_result(env, parsed.error());
   Napi::Object out = Napi::Object::New(env);
-  out.Set("worker", worker_object(env, std::get<msb::WorkerDeclaration>(parsed)));
+  out.Set("worker", worker_object(env, parsed.value()));
   return out;
 }
 

@@ -5,11 +5,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
-#include <variant>
 
 #include "common/path.h"
-#include "config/config_tree.h"
+#include "config/json_reader.h"
 #include "config/program_config.h"
+#include "config/worker_file.h"
 
 namespace {
 
@@ -17,10 +17,9 @@ void require(bool condition) {
   if (!condition) __builtin_trap();
 }
 
-void check_config(const msb::Parsed<msb::ProgramConfig>& parsed) {
-  const auto* config = std::get_if<msb::ProgramConfig>(&parsed);
-  if (config == nullptr || !config->sandbox) return;
-  const msb::ProgramSandbox& sandbox = *config->sandbox;
+void check_config(const msb::Result<msb::ProgramConfig, msb::ConfigError>& parsed) {
+  if (!parsed || !parsed.value().sandbox) return;
+  const msb::ProgramSandbox& sandbox = *parsed.value().sandbox;
   require(sandbox.root.empty() == (sandbox.layout != msb::SandboxLayout::mounts));
   require(sandbox.zones.empty() || sandbox.zones.size() == sandbox.mounts.size());
   for (const msb::MountSpec& mount : sandbox.mounts) {
@@ -29,11 +28,11 @@ void check_config(const msb::Parsed<msb::ProgramConfig>& parsed) {
   }
 }
 
-void check_worker(const msb::Parsed<msb::WorkerDeclaration>& parsed) {
-  const auto* worker = std::get_if<msb::WorkerDeclaration>(&parsed);
-  if (worker == nullptr) return;
-  if (worker->restrict) require(msb::parse_virtual_path(*worker->restrict).ok());
-  require(worker->zones.empty() == (worker->kind != msb::WorkerSandboxKind::zones));
+void check_worker(const msb::Result<msb::WorkerDeclaration, msb::ConfigError>& parsed) {
+  if (!parsed) return;
+  const msb::WorkerDeclaration& worker = parsed.value();
+  if (worker.restrict) require(msb::parse_virtual_path(*worker.restrict).ok());
+  require(worker.zones.empty() == (worker.kind != msb::WorkerSandboxKind::zones));
 }
 
 void check_paths(std::string_view text) {
@@ -59,7 +58,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   check_config(
       msb::parse_program_config(text, "/fuzz/golem-forge.config.json", msb::ConfigFormat::json));
   // Whatever parse_json accepts, its parser checking syntax alone must accept too.
-  if (std::holds_alternative<msb::ConfigNode>(msb::parse_json(text))) {
+  if (msb::parse_json(text).ok()) {
     require(!msb::json_syntax_error(text));
   }
   check_worker(msb::parse_worker_file(text));

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <variant>
 
@@ -107,23 +108,26 @@ struct Error {
   SysOp op = SysOp::none;  // the call that failed, where sys_errno comes from one
 };
 
-// Minimal expected<T, Error>: std::expected needs C++23.
-template <typename T>
+// Minimal expected<T, E>: std::expected needs C++23. The sandbox reports Error; the config
+// readers report ConfigError, which says where in a file the problem is.
+template <typename T, typename E = Error>
 class Result {
  public:
   Result(T value) : state_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
-  Result(Error error) : state_(error) {}         // NOLINT(google-explicit-constructor)
-  Result(Errc code) : state_(Error{code}) {}     // NOLINT(google-explicit-constructor)
+  Result(E error) : state_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
+  Result(Errc code)                              // NOLINT(google-explicit-constructor)
+      requires std::is_same_v<E, Error> : state_(Error{code}) {}
 
   bool ok() const noexcept { return state_.index() == 0; }
   explicit operator bool() const noexcept { return ok(); }
   T& value() & { return std::get<0>(state_); }
   T&& value() && { return std::get<0>(std::move(state_)); }
   const T& value() const& { return std::get<0>(state_); }
-  const Error& error() const { return std::get<1>(state_); }
+  const E& error() const& { return std::get<1>(state_); }
+  E&& error() && { return std::get<1>(std::move(state_)); }
 
  private:
-  std::variant<T, Error> state_;
+  std::variant<T, E> state_;
 };
 
 struct Unit {};

@@ -3,7 +3,6 @@
 
 #include <cstdint>
 #include <string>
-#include <variant>
 
 namespace msb {
 
@@ -17,8 +16,5 @@ struct ConfigError {
   std::string key_path;
   std::string expected;
 };
-
-template <typename T>
-using Parsed = std::variant<T, ConfigError>;
 
 }  // namespace msb

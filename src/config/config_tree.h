@@ -1,7 +1,8 @@
-// A small document tree that YAML and JSON config files are both read into, so that one
-// validator serves both formats. Every node keeps the 1-based line and column it was written at
-// (columns count bytes, as yaml-cpp does), and maps keep their keys in document order with the
-// keys' own positions, so that errors can point at the exact key or value.
+// A small document tree that YAML and JSON config files are both read into (yaml_reader.h,
+// json_reader.h), so that one validator serves both formats. Every node keeps the 1-based line
+// and column it was written at (columns count bytes, as yaml-cpp does), and maps keep their keys
+// in document order with the keys' own positions, so that errors can point at the exact key or
+// value.
 #pragma once
 
 #include <cstddef>
@@ -43,18 +44,6 @@ struct ConfigEntry {
   std::uint32_t column = 0;
   ConfigNode value;
 };
-
-// Both reject input over kMaxConfigBytes, nesting deeper than kMaxConfigDepth, duplicate and
-// non-string keys, strings with NUL or ill-formed UTF-8, and (YAML) anchors, aliases, several
-// documents and tags other than !!str. A leading UTF-8 byte order mark is skipped. An empty
-// YAML document is a null node at line 1, column 1. Syntax errors have key_path "".
-Parsed<ConfigNode> parse_yaml(std::string_view text);
-Parsed<ConfigNode> parse_json(std::string_view text);
-
-// The first place where `text` is not JSON (RFC 8259), without regard to size, depth or content:
-// parse_json's own parser checking syntax alone. parse_json reports this error, when there is
-// one, before any about content (duplicate keys, NUL, depth, numbers out of range).
-std::optional<ConfigError> json_syntax_error(std::string_view text);
 
 // The value of a number node written as a non-negative integer (decimal, or YAML's 0x / 0o);
 // nullopt for anything else, including integers above UINT64_MAX.

@@ -1,16 +1,16 @@
 #include "config/program_config.h"
 
-#include <initializer_list>
 #include <unordered_map>
 #include <utility>
 
 #include "common/path.h"
-#include "config/config_tree.h"
+#include "config/config_checks.h"
+#include "config/host_path.h"
+#include "config/json_reader.h"
+#include "config/yaml_reader.h"
 
 namespace msb {
 namespace {
-
-using Check = std::optional<ConfigError>;
 
 // Checks are listed here once, so that the YAML and JSON forms of a config cannot drift apart.
 constexpr std::string_view kTopKeys = "sandbox, delegation, model, approval, workerPaths";
@@ -21,165 +21,11 @@ constexpr std::string_view kMountKeys =
     "source, target, readonly, approval, allowedSuffixes, deniedSuffixes, maxFileBytes";
 constexpr std::string_view kZoneKeys =
     "path, mode, approval, allowedSuffixes, deniedSuffixes, maxFileBytes";
-constexpr std::string_view kWorkerSandboxKeys = "restrict, readonly, approval, zones";
 constexpr std::uint64_t kMaxFileBytesLimit = std::uint64_t{1} << 53;  // exact in JavaScript
 constexpr std::uint64_t kMaxDelegationDepth = 100;
 
-ConfigError at(const ConfigNode& node, std::string path, std::string expected) {
-  return ConfigError{node.line, node.column, std::move(path), std::move(expected)};
-}
-
-ConfigError at_key(const ConfigEntry& entry, std::string path, std::string expected) {
-  return ConfigError{entry.line, entry.column, std::move(path), std::move(expected)};
-}
-
-ConfigError unknown_key(const ConfigEntry& entry, const std::string& parent,
-                        std::string_view allowed) {
-  return at_key(entry, key_path_child(parent, entry.key),
-                "a known key (allowed: " + std::string(allowed) + ")");
-}
-
-// The later of two entries of one map: conflicts are reported where the second one is written.
-const ConfigEntry& later(const ConfigEntry& a, const ConfigEntry& b) noexcept {
-  return &a < &b ? b : a;
-}
-
-Check expect_map(const ConfigNode& node, const std::string& path,
-                 std::string expected = "a mapping") {
-  if (node.kind == NodeKind::map) return std::nullopt;
-  return at(node, path, std::move(expected));
-}
-
-Check read_bool(const ConfigNode& node, const std::string& path, bool& out) {
-  if (node.kind != NodeKind::boolean) return at(node, path, "a boolean");
-  out = node.boolean;
-  return std::nullopt;
-}
-
-Check read_string(const ConfigNode& node, const std::string& path, std::string& out) {
-  if (node.kind != NodeKind::string) return at(node, path, "a string");
-  out = node.text;
-  return std::nullopt;
-}
-
-Check read_count(const ConfigNode& node, const std::string& path, std::uint64_t max,
-                 std::uint64_t& out) {
-  const std::optional<std::uint64_t> value = as_unsigned(node);
-  if (!value || *value == 0 || *value > max) {
-    return at(node, path, "an integer from 1 to " + std::to_string(max));
-  }
-  out = *value;
-  return std::nullopt;
-}
-
-std::string one_of(std::initializer_list<std::string_view> choices) {
-  std::string out = "one of ";
-  for (std::string_view c : choices) {
-    if (c != *choices.begin()) out += ", ";
-    out += c;
-  }
-  return out;
-}
-
-// `index` receives the position of the value in `choices`.
-Check read_choice(const ConfigNode& node, const std::string& path,
-                  std::initializer_list<std::string_view> choices, std::size_t& index) {
-  if (node.kind == NodeKind::string) {
-    index = 0;
-    for (std::string_view c : choices) {
-      if (node.text == c) return std::nullopt;
-      ++index;
-    }
-  }
-  return at(node, path, one_of(choices));
-}
-
-Check read_approval(const ConfigNode& node, const std::string& path, Approval& out) {
-  std::optional<Approval> value;
-  if (node.kind == NodeKind::string) value = approval_from_name(node.text);
-  if (!value) return at(node, path, "one of preApproved, ask, blocked");
-  out = *value;
-  return std::nullopt;
-}
-
-Check read_list(const ConfigNode& node, const std::string& path) {
-  if (node.kind == NodeKind::sequence) return std::nullopt;
-  return at(node, path, "a list");
-}
-
-Check read_string_list(const ConfigNode& node, const std::string& path,
-                       std::vector<std::string>& out) {
-  if (Check e = read_list(node, path)) return e;
-  out.clear();
-  for (std::size_t i = 0; i < node.items.size(); ++i) {
-    std::string item;
-    if (Check e = read_string(node.items[i], key_path_item(path, i), item)) return e;
-    out.push_back(std::move(item));
-  }
-  return std::nullopt;
-}
-
 // ---------------------------------------------------------------------------------------------
-// Host paths: resolved against a directory and normalized lexically, never touched here.
-
-void push_parts(std::vector<std::string_view>& parts, std::string_view text) {
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t slash = text.find('/', start);
-    if (slash == std::string_view::npos) slash = text.size();
-    const std::string_view part = text.substr(start, slash - start);
-    if (part == "..") {
-      if (!parts.empty()) parts.pop_back();
-    } else if (!part.empty() && part != ".") {
-      parts.push_back(part);
-    }
-    start = slash + 1;
-  }
-}
-
-std::string join_absolute(const std::vector<std::string_view>& parts) {
-  if (parts.empty()) return "/";
-  std::string out;
-  for (std::string_view part : parts) {
-    out += '/';
-    out += part;
-  }
-  return out;
-}
-
-// `base` is absolute; `path` may be absolute or relative to it.
-std::string resolve_host(std::string_view base, std::string_view path) {
-  std::vector<std::string_view> parts;
-  if (path.empty() || path.front() != '/') push_parts(parts, base);
-  push_parts(parts, path);
-  return join_absolute(parts);
-}
-
-std::string parent_dir(std::string_view file) {
-  std::vector<std::string_view> parts;
-  push_parts(parts, file);
-  if (!parts.empty()) parts.pop_back();
-  return join_absolute(parts);
-}
-
-// Whether a relative path, read lexically, never climbs above its starting directory.
-bool stays_inside(std::string_view relative) {
-  std::size_t depth = 0;
-  std::size_t start = 0;
-  while (start <= relative.size()) {
-    std::size_t slash = relative.find('/', start);
-    if (slash == std::string_view::npos) slash = relative.size();
-    const std::string_view part = relative.substr(start, slash - start);
-    if (part == "..") {
-      if (depth == 0) return false;
-      --depth;
-    } else if (!part.empty() && part != ".") {
-      ++depth;
-    }
-    start = slash + 1;
-  }
-  return true;
-}
+// Mount sources and targets
 
 Check read_host_path(const ConfigNode& node, const std::string& path, std::string_view base,
                      std::string& out) {
@@ -201,15 +47,6 @@ Check read_target(const ConfigNode& node, const std::string& path, std::string& 
   out = std::move(*target);
   return std::nullopt;
 }
-
-bool valid_zone_name(const std::string& name) {
-  if (name.empty() || name.find('/') != std::string::npos) return false;
-  auto parsed = parse_mount_target("/" + name);
-  return parsed.ok() && parsed.value().parts.size() == 1;
-}
-
-constexpr std::string_view kZoneNameRule =
-    "a zone name that is one path component (not empty, no /, not . or ..)";
 
 // ---------------------------------------------------------------------------------------------
 // Policy keys, the same at the sandbox root, on each mount and on each zone
@@ -544,190 +381,20 @@ bool absolute_file(std::string_view file) {
          is_valid_utf8(file);
 }
 
-// ---------------------------------------------------------------------------------------------
-// Worker files
-
-Check read_zone_request(const ConfigNode& item, const std::string& path, ZoneRequest& out,
-                        const ConfigNode*& name_node) {
-  if (Check e = expect_map(item, path, "a mapping with name and mode")) return e;
-  out.line = item.line;
-  out.column = item.column;
-  for (const ConfigEntry& entry : item.entries) {
-    const std::string child = key_path_child(path, entry.key);
-    if (entry.key == "name") {
-      if (entry.value.kind != NodeKind::string || !valid_zone_name(entry.value.text)) {
-        return at(entry.value, child, std::string(kZoneNameRule));
-      }
-      out.name = entry.value.text;
-      name_node = &entry.value;
-    } else if (entry.key == "mode") {
-      std::size_t index = 0;
-      if (Check e = read_choice(entry.value, child, {"ro", "rw"}, index)) return e;
-      out.readonly = index == 0;
-    } else {
-      return unknown_key(entry, path, "name, mode");
-    }
-  }
-  if (name_node == nullptr) return at(item, key_path_child(path, "name"), "a zone name (required)");
-  return std::nullopt;
-}
-
-Check read_zone_requests(const ConfigNode& node, const std::string& path,
-                         std::vector<ZoneRequest>& out) {
-  if (Check e = read_list(node, path)) return e;
-  std::unordered_map<std::string, std::size_t> seen;  // name -> index
-  for (std::size_t i = 0; i < node.items.size(); ++i) {
-    const std::string item_path = key_path_item(path, i);
-    ZoneRequest request;
-    const ConfigNode* name_node = nullptr;
-    if (Check e = read_zone_request(node.items[i], item_path, request, name_node)) return e;
-    if (auto it = seen.find(request.name); it != seen.end()) {
-      return at(*name_node, key_path_child(item_path, "name"),
-                "a zone not already listed (" + request.name + " is " +
-                    key_path_item(path, it->second) + ")");
-    }
-    seen.emplace(request.name, i);
-    out.push_back(std::move(request));
-  }
-  return std::nullopt;
-}
-
-Check read_restrict(const ConfigNode& node, const std::string& path, WorkerDeclaration& out) {
-  std::optional<std::string> normalized;
-  if (node.kind == NodeKind::string) {
-    auto parsed = parse_virtual_path(node.text);
-    if (parsed.ok()) normalized = parsed.value().str();
-  }
-  if (!normalized) return at(node, path, "an absolute virtual path like /src");
-  out.restrict = std::move(normalized);
-  return std::nullopt;
-}
-
-Check read_worker_approval(const ConfigNode& node, const std::string& path,
-                           WorkerDeclaration& out) {
-  if (Check e = expect_map(node, path, "a mapping with write and delete")) return e;
-  for (const ConfigEntry& entry : node.entries) {
-    const std::string child = key_path_child(path, entry.key);
-    Approval value = Approval::ask;
-    if (entry.key != "write" && entry.key != "delete") {
-      return unknown_key(entry, path, "write, delete");
-    }
-    if (Check e = read_approval(entry.value, child, value)) return e;
-    (entry.key == "write" ? out.approve_write : out.approve_delete) = value;
-  }
-  return std::nullopt;
-}
-
-Check read_worker_entry(const ConfigEntry& entry, const std::string& path, WorkerDeclaration& out) {
-  const std::string child = key_path_child(path, entry.key);
-  if (entry.key == "restrict") return read_restrict(entry.value, child, out);
-  if (entry.key == "readonly") {
-    bool value = false;
-    if (Check e = read_bool(entry.value, child, value)) return e;
-    out.readonly = value;
-    return std::nullopt;
-  }
-  if (entry.key == "approval") return read_worker_approval(entry.value, child, out);
-  if (entry.key == "zones") return read_zone_requests(entry.value, child, out.zones);
-  return unknown_key(entry, path, kWorkerSandboxKeys);
-}
-
-Check read_worker_sandbox(const ConfigNode& node, WorkerDeclaration& out) {
-  const std::string path = "sandbox";
-  if (node.kind == NodeKind::null) return std::nullopt;
-  if (node.kind == NodeKind::boolean && !node.boolean) {
-    out.kind = WorkerSandboxKind::none;
-    return std::nullopt;
-  }
-  if (Check e = expect_map(node, path, "false or a mapping")) return e;
-  const ConfigEntry* zones = node.find("zones");
-  for (const ConfigEntry& entry : node.entries) {
-    if (zones != nullptr && (entry.key == "restrict" || entry.key == "readonly")) {
-      const ConfigEntry& second = later(entry, *zones);
-      return at_key(second, key_path_child(path, second.key),
-                    "either zones or restrict/readonly, not both");
-    }
-    if (Check e = read_worker_entry(entry, path, out)) return e;
-  }
-  out.kind = WorkerSandboxKind::restrict;
-  if (zones != nullptr) {
-    out.kind = out.zones.empty() ? WorkerSandboxKind::none : WorkerSandboxKind::zones;
-  }
-  return std::nullopt;
-}
-
-std::string_view trim_line_end(std::string_view line) noexcept {
-  while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) {
-    line.remove_suffix(1);
-  }
-  return line;
-}
-
-// The frontmatter between the opening "---" line and the closing "---" or "..." line, with the
-// opening line blanked so that YAML positions are the file's. nullopt when there is none.
-Parsed<std::optional<std::string>> extract_frontmatter(std::string_view text) {
-  constexpr std::string_view kBom = "\xEF\xBB\xBF";
-  if (text.substr(0, kBom.size()) == kBom) text.remove_prefix(kBom.size());
-  std::size_t end = text.find('\n');
-  if (trim_line_end(text.substr(0, end)) != "---" || end == std::string_view::npos) {
-    if (trim_line_end(text) == "---") {
-      return ConfigError{1, 1, "", "a closing --- line after the frontmatter"};
-    }
-    return std::optional<std::string>{};
-  }
-  const std::size_t body = end + 1;
-  for (std::size_t start = body; start < text.size(); start = end + 1) {
-    end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view line = trim_line_end(text.substr(start, end - start));
-    if (line == "---" || line == "...") {
-      // A leading newline keeps YAML line numbers equal to the file's. Built with append:
-      // g++ 12 misreports `"\n" + std::string` as an overlapping copy (-Wrestrict).
-      std::string frontmatter(1, '\n');
-      frontmatter.append(text.substr(body, start - body));
-      return std::optional<std::string>{std::move(frontmatter)};
-    }
-  }
-  return ConfigError{1, 1, "", "a closing --- line after the frontmatter"};
-}
-
-Check read_worker(const ConfigNode& root, WorkerDeclaration& out) {
-  if (root.kind == NodeKind::null) return std::nullopt;
-  if (Check e = expect_map(root, "")) return e;
-  if (const ConfigEntry* name = root.find("name"); name && name->value.kind == NodeKind::string) {
-    out.name = name->value.text;
-  }
-  if (const ConfigEntry* sandbox = root.find("sandbox")) {
-    return read_worker_sandbox(sandbox->value, out);
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
-Parsed<ProgramConfig> parse_program_config(std::string_view text, std::string_view file,
-                                           ConfigFormat format) {
+Result<ProgramConfig, ConfigError> parse_program_config(std::string_view text,
+                                                        std::string_view file,
+                                                        ConfigFormat format) {
   if (!absolute_file(file)) return ConfigError{0, 0, "", "an absolute config file path"};
-  Parsed<ConfigNode> tree = format == ConfigFormat::json ? parse_json(text) : parse_yaml(text);
-  if (auto* error = std::get_if<ConfigError>(&tree)) return std::move(*error);
+  auto tree = format == ConfigFormat::json ? parse_json(text) : parse_yaml(text);
+  if (!tree) return std::move(tree).error();
   ProgramConfig config;
   config.file = std::string(file);
   config.dir = parent_dir(file);
   config.worker_paths = {resolve_host(config.dir, "workers"), resolve_host(config.dir, ".workers")};
-  if (Check e = read_program(std::get<ConfigNode>(tree), config)) return std::move(*e);
+  if (Check e = read_program(tree.value(), config)) return std::move(*e);
   return config;
-}
-
-Parsed<WorkerDeclaration> parse_worker_file(std::string_view text) {
-  Parsed<std::optional<std::string>> frontmatter = extract_frontmatter(text);
-  if (auto* error = std::get_if<ConfigError>(&frontmatter)) return std::move(*error);
-  WorkerDeclaration out;
-  const std::optional<std::string>& yaml = std::get<std::optional<std::string>>(frontmatter);
-  if (!yaml) return out;
-  Parsed<ConfigNode> tree = parse_yaml(*yaml);
-  if (auto* error = std::get_if<ConfigError>(&tree)) return std::move(*error);
-  if (Check e = read_worker(std::get<ConfigNode>(tree), out)) return std::move(*e);
-  return out;
 }
 
 }  // namespace msb

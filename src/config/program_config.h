@@ -1,16 +1,16 @@
-// The typed model of a program configuration file (golem-forge.config.yaml / .yml / .json) and
-// of a worker's sandbox declaration, and the loaders that fill them. Parsing and validation
-// happen once, here; the model is what sandboxes are built from. Loaders do no file I/O: they
-// take the text and the file's path (for relative paths and for error reports).
+// The typed model of a program configuration file (golem-forge.config.yaml / .yml / .json), and
+// the loader that fills it. Parsing and validation happen once, here; the model is what
+// sandboxes are built from. The loader does no file I/O: it takes the text and the file's path
+// (for relative paths and for error reports).
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <variant>
 #include <vector>
 
+#include "common/error.h"
 #include "config/config_error.h"
 #include "fs/mount_rules.h"
 #include "fs/mount_table.h"
@@ -54,35 +54,7 @@ struct ProgramConfig {
 };
 
 // `file` must be absolute (relative paths in the config resolve against its directory).
-Parsed<ProgramConfig> parse_program_config(std::string_view text, std::string_view file,
-                                           ConfigFormat format);
-
-// What a worker's frontmatter asks for. `inherit`: no sandbox section (the parent's sandbox, as
-// golem-forge's call_worker does). `none`: `sandbox: false` or `zones: []`, a pure function with
-// no file access. `restrict`: golem-forge's { restrict, readonly, approval }. `zones`: seed 000's
-// { zones: [{ name, mode }] }.
-enum class WorkerSandboxKind : std::uint8_t { inherit, none, restrict, zones };
-
-struct ZoneRequest {
-  std::string name;
-  bool readonly = false;  // mode: ro; "rw" (the default) is false
-  std::uint32_t line = 0;
-  std::uint32_t column = 0;
-};
-
-struct WorkerDeclaration {
-  std::string name;  // frontmatter `name`, or empty
-  WorkerSandboxKind kind = WorkerSandboxKind::inherit;
-  std::optional<std::string> restrict;  // virtual path, starts with '/'
-  std::optional<bool> readonly;
-  std::optional<Approval> approve_write;
-  std::optional<Approval> approve_delete;
-  std::vector<ZoneRequest> zones;
-};
-
-// A .worker file: YAML frontmatter between "---" lines, then the instructions. Only the
-// `sandbox` key (and `name`) is interpreted; other keys belong to the agent framework. Line
-// numbers in errors count from the file's first line.
-Parsed<WorkerDeclaration> parse_worker_file(std::string_view text);
+Result<ProgramConfig, ConfigError> parse_program_config(std::string_view text,
+                                                        std::string_view file, ConfigFormat format);
 
 }  // namespace msb
