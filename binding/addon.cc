@@ -30,6 +30,8 @@ Napi::Object core_limits(Napi::Env env) {
   out.Set("defaultMaxReadBytes", number(env, msb::kDefaultMaxReadBytes));
   out.Set("defaultMaxDepth", number(env, msb::SandboxOptions{}.max_depth));
   out.Set("defaultDelegationDepth", number(env, msb::ProgramConfig{}.max_depth));
+  out.Set("maxDelegationDepth", number(env, msb::kMaxDelegationDepth));
+  out.Set("maxFileBytes", number(env, msb::kMaxFileBytesLimit));
   out.Set("defaultCommandPath",
           Napi::String::New(env, msb::kDefaultCommandPath.data(), msb::kDefaultCommandPath.size()));
   out.Freeze();

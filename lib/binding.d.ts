@@ -99,6 +99,8 @@ export interface NativeBinding {
     defaultMaxReadBytes: number;
     defaultMaxDepth: number;
     defaultDelegationDepth: number;
+    maxDelegationDepth: number;
+    maxFileBytes: number;
     defaultCommandPath: string;
   }>;
 }

@@ -22,8 +22,6 @@ constexpr std::string_view kMountKeys =
 constexpr std::string_view kZoneKeys =
     "path, mode, approval, allowedSuffixes, deniedSuffixes, maxFileBytes";
 constexpr std::string_view kWorkerSandboxKeys = "restrict, readonly, approval, zones";
-constexpr std::uint64_t kMaxFileBytesLimit = std::uint64_t{1} << 53;  // exact in JavaScript
-constexpr std::uint64_t kMaxDelegationDepth = 100;
 
 ConfigError at(const ConfigNode& node, std::string path, std::string expected) {
   return ConfigError{node.line, node.column, std::move(path), std::move(expected)};
