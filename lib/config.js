@@ -62,6 +62,7 @@ function normalizeTarget(value, where) {
 // core's config files accept; an operation not named gets `unnamed`. The one check of approvals
 // in lib/: `raise` makes the caller's error type (SandboxConfigError here, TypeError for
 // restrict()).
+/** @param {(message: string) => Error} [raise] */
 function approvalRule(value, where, unnamed, raise = configError) {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw raise(`${where} must be an object like { write: "ask", delete: "blocked" }`);

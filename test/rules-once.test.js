@@ -160,7 +160,7 @@ describe("lib's copies of the core's limits", () => {
     ['config.js', 'DEFAULT_MAX_READ_BYTES', 'defaultMaxReadBytes'],
     ['config.js', 'DEFAULT_MAX_DEPTH', 'defaultMaxDepth'],
     ['config.js', 'DEFAULT_MAX_DEPTH', 'defaultDelegationDepth'],
-    ['exec.js', 'DEFAULT_PATH', 'defaultCommandPath'],
+    ['exec-view.js', 'DEFAULT_PATH', 'defaultCommandPath'],
   ])('lib/%s %s is the core\'s %s', (file, name, core) => {
     expect(addon().limits[core]).toEqual(expect.anything());
     expect(libConstant(file, name)).toBe(addon().limits[core]);
