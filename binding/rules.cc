@@ -71,6 +71,21 @@ Napi::Object policy_object(Napi::Env env, const msb::FilePolicy& policy) {
   return out;
 }
 
+void set_mount_rules(Napi::Object& out, bool readonly, const msb::ApprovalRule& approval,
+                     const msb::FilePolicy& policy) {
+  out.Set("readonly", Napi::Boolean::New(out.Env(), readonly));
+  out.Set("approval", approval_object(out.Env(), approval));
+  out.Set("policy", policy_object(out.Env(), policy));
+}
+
+Napi::Object mount_object(Napi::Env env, const msb::MountSpec& mount) {
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("source", text(env, mount.source));
+  out.Set("target", text(env, mount.target));
+  set_mount_rules(out, mount.readonly, mount.approval, mount.policy);
+  return out;
+}
+
 Napi::Value FoldSuffixes(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const std::vector<std::string> written = strings_from(info[0].As<Napi::Array>());

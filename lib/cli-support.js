@@ -5,13 +5,13 @@
 // named by hand, the launcher's path, the AppArmor profile). Kept out of the public surface
 // because it is shaped by the CLI's output and may change with it; everything else the CLI uses
 // goes through lib/index.js like any caller.
-const path = require('path');
 const ms = require('./index');
 const { rulesFor } = require('./errors');
 const { protectedFiles, addProtectedFiles } = require('./protected');
 const { checkConfigsAbove, filesTheNextRunTrusts, checkWorkerFileTrusted } = require('./program');
 const { launcherPath } = require('./launcher');
 const apparmor = require('./apparmor');
+const { isWithin } = require('./paths');
 
 // The sandbox a program config gives its commands (null: no file access), unable to change what
 // the next run trusts; with a worker file, that worker's narrower view, once the file is shown to
@@ -29,8 +29,7 @@ async function sandboxFor(config, workerFile) {
 // The protected host path (a trusted file, or a directory of them) that holds `hostPath`, or
 // null: what sandbox.exec() binds read-only for the commands it runs.
 function protectionOf(sandbox, hostPath) {
-  const within = (file) => hostPath === file || hostPath.startsWith(`${file}${path.sep}`);
-  return protectedFiles(sandbox).find(within) ?? null;
+  return protectedFiles(sandbox).find((file) => isWithin(hostPath, file)) ?? null;
 }
 
 module.exports = { sandboxFor, protectionOf, rulesFor, checkConfigsAbove, launcherPath, apparmor };

@@ -3,6 +3,7 @@
 // The facade's side of the error classes: building them from the addon's codes and the
 // guidance they carry. The classes themselves are in sandbox-errors.js.
 const classes = require('./sandbox-errors');
+const { isWithin } = require('./paths');
 
 const INVALID_PATH_TEXT = {
   relative: (p) => `Path must be absolute (start with /): ${p}`,
@@ -42,8 +43,7 @@ function rulesFor(config, path) {
   const normal = require('path').posix.normalize(path);
   let best = null;
   for (const m of config.mounts) {
-    if ((normal === m.target || normal.startsWith(`${m.target}/`)) &&
-        (!best || m.target.length > best.target.length)) {
+    if (isWithin(normal, m.target) && (!best || m.target.length > best.target.length)) {
       best = m;
     }
   }

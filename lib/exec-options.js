@@ -4,7 +4,8 @@
 // object with its defaults and bounds.
 const path = require('path');
 const { plainData } = require('./plain');
-const { SYSTEM_PATHS, within } = require('./exec-view');
+const { SYSTEM_PATHS } = require('./exec-view');
+const { isWithin } = require('./paths');
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const MAX_TIMEOUT_MS = 300_000;
@@ -88,7 +89,7 @@ function checkWorkspace(workspace) {
       !workspace.isWellFormed() || path.posix.normalize(workspace) !== workspace || workspace.endsWith('/')) {
     throw new TypeError('expected a normalized absolute path for workspace, like "/workspace"');
   }
-  const clash = RESERVED_PLACES.find((p) => within(workspace, p) || within(p, workspace));
+  const clash = RESERVED_PLACES.find((p) => isWithin(workspace, p) || isWithin(p, workspace));
   if (clash !== undefined) {
     throw new TypeError(`workspace ${workspace} overlaps ${clash}, which the command's root keeps for itself; use a path like /workspace`);
   }
@@ -98,7 +99,7 @@ function checkWorkspace(workspace) {
 // Host paths placed read-only at their own path: never inside the workspace or over /proc or /dev.
 function checkHostPlaces(hostReadPaths, workspace) {
   hostReadPaths.forEach((p, i) => {
-    const clash = [workspace, '/proc', '/dev'].find((place) => within(p, place) || within(place, p));
+    const clash = [workspace, '/proc', '/dev'].find((place) => isWithin(p, place) || isWithin(place, p));
     if (clash !== undefined) {
       throw new TypeError(`hostReadPaths[${i}] overlaps ${clash} in the command's root; pass a directory outside it`);
     }

@@ -6,6 +6,7 @@
 const fs = require('fs');
 const path = require('path');
 const { ExecError } = require('./errors');
+const { isWithin } = require('./paths');
 
 const DEFAULT_PATH = '/usr/local/bin:/usr/bin:/bin';
 
@@ -21,8 +22,6 @@ const ETC_ENTRIES = [
 // Name resolution, needed only with the network on.
 const ETC_NETWORK_ENTRIES = ['gai.conf', 'host.conf', 'resolv.conf'];
 const DEVICES = ['/dev/null', '/dev/zero', '/dev/full', '/dev/random', '/dev/urandom'];
-
-const within = (inner, outer) => outer === '/' || inner === outer || inner.startsWith(`${outer}/`);
 
 // Where a virtual path appears in the command's root.
 const viewPath = (workspace, virtual) => (virtual === '/' ? workspace : `${workspace}${virtual}`);
@@ -52,7 +51,7 @@ function checkMountTargets(sandboxPaths) {
   for (const mount of placed) {
     if (mount.target === '/') continue;
     const outer = placed
-      .filter((e) => e !== mount && e.target !== mount.target && within(mount.target, e.target))
+      .filter((e) => e !== mount && e.target !== mount.target && isWithin(mount.target, e.target))
       .sort((a, b) => b.target.length - a.target.length)[0];
     if (!outer || outer.access !== 'read') continue;
     const rel = outer.target === '/' ? mount.target : mount.target.slice(outer.target.length);
@@ -101,7 +100,6 @@ function launchPolicy(sandboxPaths, protectedPaths, opts, argv, cwd, tmp) {
 module.exports = {
   DEFAULT_PATH,
   SYSTEM_PATHS,
-  within,
   viewPath,
   workingDirectory,
   checkMountTargets,
