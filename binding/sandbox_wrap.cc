@@ -16,7 +16,6 @@ struct AddonData {
   Napi::FunctionReference constructor;
 };
 
-constexpr double kMaxReadLimit = 4294967296.0;  // Buffer's own maximum on 64-bit Node
 // V8's longest string (2^29 - 24 UTF-16 units); more UTF-8 bytes than that may not fit.
 constexpr std::size_t kMaxTextBytes = (std::size_t{1} << 29) - 24;
 

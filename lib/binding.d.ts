@@ -97,6 +97,7 @@ export interface NativeBinding {
     maxGlobEntries: number;
     maxConfigBytes: number;
     defaultMaxReadBytes: number;
+    maxReadBytes: number;
     defaultMaxDepth: number;
     defaultDelegationDepth: number;
     maxDelegationDepth: number;

@@ -150,8 +150,9 @@ function normalizeConfig(given) {
   let maxReadBytes = DEFAULT_MAX_READ_BYTES;
   if (config.maxReadBytes !== undefined) {
     maxReadBytes = config.maxReadBytes;
-    if (!Number.isSafeInteger(maxReadBytes) || maxReadBytes < 0 || maxReadBytes > 2 ** 32) {
-      fail('maxReadBytes must be an integer between 0 and 4294967296');
+    const max = addon().limits.maxReadBytes;
+    if (!Number.isSafeInteger(maxReadBytes) || maxReadBytes < 0 || maxReadBytes > max) {
+      fail(`maxReadBytes must be an integer between 0 and ${max}`);
     }
   }
   const resolver = config.resolver ?? ownEnv('MOUNT_SANDBOX_RESOLVER') ?? 'auto';

@@ -99,7 +99,7 @@ function lexicalResolver({ root, mounts }) {
   const rootBase = root === '/' ? '' : root;
   return (p) => {
     if (p === '/') return root;
-    if (p.length > 4096 || !NORMAL_FORM.test(p)) return undefined;
+    if (p.length > MAX_PATH_LENGTH || !NORMAL_FORM.test(p)) return undefined;
     for (const m of table) {
       if (p === m.target) return m.base || '/';
       if (p.startsWith(m.prefix)) return m.base + p.slice(m.target.length);

@@ -14,6 +14,7 @@ const {
   AttachmentPolicyError,
   SuffixNotAllowedError,
   DEFAULT_MAX_READ_BYTES,
+  MountSandbox,
 } = require('../lib');
 const { addon } = require('../lib/native');
 const { rulesFor } = require('../lib/errors');
@@ -129,6 +130,12 @@ describe('counts and approvals: one set of bounds', () => {
     const viaCall = outcome(() => createMountSandbox({ root: dir, approval }), (sb) => sb.describe().approval);
     const viaFile = outcome(() => parse({ approval }), (c) => c.sandbox.approval);
     expectSameRule(viaCall, viaFile);
+  });
+
+  test('maxReadBytes is bounded by the addon\'s limit', () => {
+    const { maxReadBytes } = addon().limits;
+    expect(createMountSandbox({ root: dir, maxReadBytes })).toBeInstanceOf(MountSandbox);
+    expect(() => createMountSandbox({ root: dir, maxReadBytes: maxReadBytes + 1 })).toThrow(SandboxConfigError);
   });
 
   test('restrict() checks approvals with the same rule, as a TypeError', () => {
