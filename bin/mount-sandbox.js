@@ -8,11 +8,8 @@ const os = require('os');
 const path = require('path');
 const fs = require('fs');
 const ms = require('../lib/index.js');
-const { rulesFor } = require('../lib/errors.js');
-const { addProtectedFiles } = require('../lib/protected.js');
-const { checkConfigsAbove, filesTheNextRunTrusts, checkWorkerFileTrusted } = require('../lib/program.js');
-const { launcherPath } = require('../lib/launcher.js');
-const apparmor = require('../lib/apparmor.js');
+// The CLI's only private import (see there for why it is not public API).
+const { sandboxFor, protectionOf, rulesFor, checkConfigsAbove, launcherPath, apparmor } = require('../lib/cli-support.js');
 const { version } = require('../package.json');
 
 const CONFIG_OPTION = '  --config dir|file   the program config file, or the directory to search upward from for\n' +
@@ -207,26 +204,29 @@ function whereItResolves(sandbox, p) {
   return 'no mount (outside the sandbox, or a directory that only holds mounts)';
 }
 
+// What exec does to a protected file (explain's file verdicts are the file API's).
+function protectionVerdict(sandbox, host) {
+  const holder = host === null ? null : protectionOf(sandbox, host);
+  if (holder === null) return null;
+  const what = holder === host ? 'this file' : path.basename(holder);
+  return `protected: read-only to commands run by exec (${what}: the next run trusts it)`;
+}
+
 async function explain(args) {
   const p = args.positional[1];
   if (!p) throw new UsageError('explain needs a virtual path, such as /src/app.ts');
-  const config = await loadConfig(args.flags.config);
+  const { config, sandbox, worker } = await sandboxOf(args);
   const out = [`config: ${config.file}`];
-  const programSandbox = ms.sandboxConfigFrom(config);
-  let sandbox = programSandbox === null ? null : ms.createMountSandbox(programSandbox);
-  if (args.flags.worker) {
-    if (!fs.existsSync(args.flags.worker)) throw new UsageError(`${path.resolve(args.flags.worker)} does not exist`);
-    const worker = await ms.loadWorkerFile(args.flags.worker);
-    out.push(`worker: ${worker.name ?? path.basename(worker.file)} (sandbox: ${worker.sandbox.kind})`);
-    sandbox = ms.sandboxForWorker(sandbox, worker);
-  }
+  if (worker) out.push(`worker: ${worker.name ?? path.basename(worker.file)} (sandbox: ${worker.sandbox.kind})`);
   if (sandbox === null) {
     out.push(`${p}: no sandbox, so no file access (${args.flags.worker ? 'the worker is a pure function' : 'the config has no sandbox section'})`);
     return out;
   }
   out.push(`path: ${p}`);
+  let host = null;
   try {
-    out.push(`resolves to: ${sandbox.resolve(p)}`);
+    host = sandbox.resolve(p);
+    out.push(`resolves to: ${host}`);
   } catch (error) {
     if (!ms.isSandboxError(error)) throw error;
     out.push(`resolves to: ${refusal(error)}`);
@@ -235,22 +235,20 @@ async function explain(args) {
   out.push(`read:   ${await readVerdict(sandbox, p)}`);
   out.push(`write:  ${changeVerdict(sandbox, p, 'write')}`);
   out.push(`delete: ${changeVerdict(sandbox, p, 'delete')}`);
+  const protection = protectionVerdict(sandbox, host);
+  if (protection !== null) out.push(protection);
   return out;
 }
 
 // The config's sandbox, whose commands cannot change what the next run trusts; with --worker,
-// the worker's narrower one, from a worker file no command could have written.
-async function sandboxFor(args) {
+// the worker's narrower one, from a worker file no command could have written. explain and exec
+// answer for this same sandbox.
+async function sandboxOf(args) {
   const config = await loadConfig(args.flags.config);
-  const programSandbox = ms.sandboxConfigFrom(config);
-  const trusted = await filesTheNextRunTrusts(config);
-  let sandbox = programSandbox === null ? null : addProtectedFiles(ms.createMountSandbox(programSandbox), trusted);
-  if (args.flags.worker) {
-    if (!fs.existsSync(args.flags.worker)) throw new UsageError(`${path.resolve(args.flags.worker)} does not exist`);
-    await checkWorkerFileTrusted(config, args.flags.worker, trusted);
-    sandbox = ms.sandboxForWorker(sandbox, await ms.loadWorkerFile(args.flags.worker));
+  if (args.flags.worker && !fs.existsSync(args.flags.worker)) {
+    throw new UsageError(`${path.resolve(args.flags.worker)} does not exist`);
   }
-  return sandbox;
+  return { config, ...(await sandboxFor(config, args.flags.worker || undefined)) };
 }
 
 async function exec(args) {
@@ -261,7 +259,7 @@ async function exec(args) {
     options.timeoutMs = Number(args.flags.timeout);
     if (!Number.isSafeInteger(options.timeoutMs)) throw new UsageError('--timeout needs a number of milliseconds');
   }
-  const sandbox = await sandboxFor(args);
+  const { sandbox } = await sandboxOf(args);
   if (sandbox === null) throw new UsageError('this sandbox allows no file access, so there is nothing to run a command in');
   const result = await sandbox.exec(args.command, options);
   const lines = [];

@@ -28,8 +28,11 @@ Napi::Object core_limits(Napi::Env env) {
   out.Set("maxGlobEntries", number(env, msb::kMaxGlobEntries));
   out.Set("maxConfigBytes", number(env, msb::kMaxConfigBytes));
   out.Set("defaultMaxReadBytes", number(env, msb::kDefaultMaxReadBytes));
+  out.Set("maxReadBytes", number(env, static_cast<std::uint64_t>(msb_binding::kMaxReadLimit)));
   out.Set("defaultMaxDepth", number(env, msb::SandboxOptions{}.max_depth));
   out.Set("defaultDelegationDepth", number(env, msb::ProgramConfig{}.max_depth));
+  out.Set("maxDelegationDepth", number(env, msb::kMaxDelegationDepth));
+  out.Set("maxFileBytes", number(env, msb::kMaxFileBytesLimit));
   out.Set("defaultCommandPath",
           Napi::String::New(env, msb::kDefaultCommandPath.data(), msb::kDefaultCommandPath.size()));
   out.Freeze();

@@ -26,18 +26,10 @@ Napi::Object sandbox_object(Napi::Env env, const msb::ProgramSandbox& sandbox) {
   Napi::Object out = Napi::Object::New(env);
   out.Set("layout", text(env, layout_name(sandbox.layout)));
   out.Set("root", sandbox.root.empty() ? env.Null() : text(env, sandbox.root));
-  out.Set("readonly", Napi::Boolean::New(env, sandbox.readonly));
-  out.Set("approval", approval_object(env, sandbox.approval));
-  out.Set("policy", policy_object(env, sandbox.policy));
+  set_mount_rules(out, sandbox.readonly, sandbox.approval, sandbox.policy);
   Napi::Array mounts = Napi::Array::New(env, sandbox.mounts.size());
   for (uint32_t i = 0; i < sandbox.mounts.size(); ++i) {
-    const msb::MountSpec& m = sandbox.mounts[i];
-    Napi::Object mount = Napi::Object::New(env);
-    mount.Set("source", text(env, m.source));
-    mount.Set("target", text(env, m.target));
-    mount.Set("readonly", Napi::Boolean::New(env, m.readonly));
-    mount.Set("approval", approval_object(env, m.approval));
-    mount.Set("policy", policy_object(env, m.policy));
+    Napi::Object mount = mount_object(env, sandbox.mounts[i]);
     if (i < sandbox.zones.size()) mount.Set("zone", text(env, sandbox.zones[i].name));
     mounts.Set(i, mount);
   }

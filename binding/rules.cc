@@ -1,9 +1,9 @@
 #include "rules.h"
 
+#include "config/program_config.h"
+
 namespace msb_binding {
 namespace {
-
-constexpr double kMaxSafeInteger = 9007199254740991.0;  // Number.MAX_SAFE_INTEGER
 
 msb::Approval approval_from(const Napi::Value& value) {
   return msb::approval_from_name(value.As<Napi::String>().Utf8Value()).value_or(msb::Approval::ask);
@@ -47,10 +47,10 @@ msb::FilePolicy policy_from(const Napi::Object& object) {
   policy.denied_suffixes = strings_from(object.Get("deniedSuffixes").As<Napi::Array>());
   Napi::Value max = object.Get("maxFileBytes");
   if (max.IsNumber()) {
-    // Validated by the facade; checked again because casting NaN or a double beyond 2^64 is
-    // undefined behaviour.
+    // Validated by the facade against the same bound; checked again because casting NaN or a
+    // double beyond 2^64 is undefined behaviour.
     const double bytes = max.As<Napi::Number>().DoubleValue();
-    if (!(bytes >= 0 && bytes <= kMaxSafeInteger)) {
+    if (!(bytes >= 0 && bytes <= static_cast<double>(msb::kMaxFileBytesLimit))) {
       throw Napi::RangeError::New(object.Env(), "maxFileBytes out of range");
     }
     policy.max_file_bytes = static_cast<std::uint64_t>(bytes);
@@ -68,6 +68,21 @@ Napi::Object policy_object(Napi::Env env, const msb::FilePolicy& policy) {
           policy.max_file_bytes
               ? Napi::Value(Napi::Number::New(env, static_cast<double>(*policy.max_file_bytes)))
               : env.Null());
+  return out;
+}
+
+void set_mount_rules(Napi::Object& out, bool readonly, const msb::ApprovalRule& approval,
+                     const msb::FilePolicy& policy) {
+  out.Set("readonly", Napi::Boolean::New(out.Env(), readonly));
+  out.Set("approval", approval_object(out.Env(), approval));
+  out.Set("policy", policy_object(out.Env(), policy));
+}
+
+Napi::Object mount_object(Napi::Env env, const msb::MountSpec& mount) {
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("source", text(env, mount.source));
+  out.Set("target", text(env, mount.target));
+  set_mount_rules(out, mount.readonly, mount.approval, mount.policy);
   return out;
 }
 

@@ -16,7 +16,6 @@ struct AddonData {
   Napi::FunctionReference constructor;
 };
 
-constexpr double kMaxReadLimit = 4294967296.0;  // Buffer's own maximum on 64-bit Node
 // V8's longest string (2^29 - 24 UTF-16 units); more UTF-8 bytes than that may not fit.
 constexpr std::size_t kMaxTextBytes = (std::size_t{1} << 29) - 24;
 
@@ -35,17 +34,14 @@ msb::SandboxOptions options_from(const Napi::Object& config) {
   msb::SandboxOptions options;
   Napi::Value root = config.Get("root");
   if (root.IsString()) options.root.source = root.As<Napi::String>().Utf8Value();
-  options.root.readonly = config.Get("readonly").ToBoolean();
-  options.root.approval = approval_rule_from(config.Get("approval").As<Napi::Object>());
-  options.root.policy = policy_from(config.Get("policy").As<Napi::Object>());
+  read_mount_rules(config, options.root);
   Napi::Array mounts = config.Get("mounts").As<Napi::Array>();
   for (uint32_t i = 0; i < mounts.Length(); ++i) {
     Napi::Object m = mounts.Get(i).As<Napi::Object>();
-    options.mounts.push_back(msb::MountSpec{
-        m.Get("source").As<Napi::String>().Utf8Value(),
-        m.Get("target").As<Napi::String>().Utf8Value(), m.Get("readonly").ToBoolean(),
-        approval_rule_from(m.Get("approval").As<Napi::Object>()),
-        policy_from(m.Get("policy").As<Napi::Object>())});
+    msb::MountSpec& spec = options.mounts.emplace_back();
+    spec.source = m.Get("source").As<Napi::String>().Utf8Value();
+    spec.target = m.Get("target").As<Napi::String>().Utf8Value();
+    read_mount_rules(m, spec);
   }
   options.max_depth = config.Get("maxDepth").As<Napi::Number>().Uint32Value();
   const double max_read = config.Get("maxReadBytes").As<Napi::Number>().DoubleValue();
@@ -432,28 +428,19 @@ Napi::Value SandboxWrap::Config(const Napi::CallbackInfo& info) {
   if (table.has_root()) {
     const msb::Mount& root = table.root();
     out.Set("root", text_value(env, root.anchor->host_path()));
-    out.Set("readonly", Napi::Boolean::New(env, root.readonly));
-    out.Set("approval", approval_object(env, root.approval));
-    out.Set("policy", policy_object(env, root.policy));
+    set_mount_rules(out, root.readonly, root.approval, root.policy);
   } else {
     // No root: nothing can be written or read at "/" itself.
     out.Set("root", env.Null());
-    out.Set("readonly", Napi::Boolean::New(env, true));
-    out.Set("approval", approval_object(env, msb::ApprovalRule{msb::Approval::blocked,
-                                                               msb::Approval::blocked}));
-    out.Set("policy", policy_object(env, msb::FilePolicy{}));
+    set_mount_rules(out, true, msb::ApprovalRule{msb::Approval::blocked, msb::Approval::blocked},
+                    msb::FilePolicy{});
   }
   Napi::Array mounts = Napi::Array::New(env);
   uint32_t n = 0;
   for (const msb::Mount& m : table.mounts()) {
     if (m.target.is_root()) continue;
-    Napi::Object mount = Napi::Object::New(env);
-    mount.Set("source", text_value(env, m.anchor->host_path()));
-    mount.Set("target", text_value(env, m.target.str()));
-    mount.Set("readonly", Napi::Boolean::New(env, m.readonly));
-    mount.Set("approval", approval_object(env, m.approval));
-    mount.Set("policy", policy_object(env, m.policy));
-    mounts.Set(n++, mount);
+    mounts.Set(n++, mount_object(env, msb::MountSpec{m.anchor->host_path(), m.target.str(),
+                                                     m.readonly, m.approval, m.policy}));
   }
   out.Set("mounts", mounts);
   out.Set("depth", Napi::Number::New(env, core_->depth()));

@@ -10,6 +10,9 @@
 
 namespace msb_binding {
 
+// The largest maxReadBytes a sandbox takes: Buffer's own maximum on 64-bit Node.
+inline constexpr double kMaxReadLimit = 4294967296.0;
+
 class SandboxWrap : public Napi::ObjectWrap<SandboxWrap> {
  public:
   static Napi::Function Define(Napi::Env env);

@@ -97,8 +97,11 @@ export interface NativeBinding {
     maxGlobEntries: number;
     maxConfigBytes: number;
     defaultMaxReadBytes: number;
+    maxReadBytes: number;
     defaultMaxDepth: number;
     defaultDelegationDepth: number;
+    maxDelegationDepth: number;
+    maxFileBytes: number;
     defaultCommandPath: string;
   }>;
 }

@@ -58,18 +58,34 @@ function normalizeTarget(value, where) {
   return target;
 }
 
-function normalizeApproval(value, where) {
-  if (value === undefined) return record({ write: 'ask', delete: 'ask' });
+// An approval rule { write, delete } as written in a config or a restriction, with the names the
+// core's config files accept; an operation not named gets `unnamed`. The one check of approvals
+// in lib/: `raise` makes the caller's error type (SandboxConfigError here, TypeError for
+// restrict()).
+/** @param {(message: string) => Error} [raise] */
+function approvalRule(value, where, unnamed, raise = configError) {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    fail(`${where} must be an object like { write: "ask", delete: "blocked" }`);
+    throw raise(`${where} must be an object like { write: "ask", delete: "blocked" }`);
   }
-  checkKeys(value, ['write', 'delete'], `${where}.`);
+  for (const key of Object.keys(value)) {
+    if (key !== 'write' && key !== 'delete') throw raise(`unknown key ${where}.${key} (allowed: write, delete)`);
+  }
   const pick = (key) => {
-    const v = value[key] ?? 'ask';
-    if (!APPROVALS.includes(v)) fail(`${where}.${key} must be one of ${APPROVALS.join(', ')}`);
+    const v = value[key] === undefined ? unnamed : value[key];
+    if (!APPROVALS.includes(v)) throw raise(`${where}.${key} must be one of ${APPROVALS.join(', ')}`);
     return v;
   };
   return record({ write: pick('write'), delete: pick('delete') });
+}
+
+function normalizeApproval(value, where) {
+  return value === undefined ? record({ write: 'ask', delete: 'ask' }) : approvalRule(value, where, 'ask');
+}
+
+// A count a config file bounds the same way (the core's read_count): an integer from 1 to `max`.
+function checkCount(value, where, max) {
+  if (!Number.isInteger(value) || value < 1 || value > max) fail(`${where} must be an integer from 1 to ${max}`);
+  return value;
 }
 
 // Only the argument types are checked here: what a suffix rule is, and how it folds, is the core's
@@ -95,10 +111,7 @@ function normalizePolicy(object, where) {
     maxFileBytes: null,
   });
   if (object.maxFileBytes !== undefined) {
-    if (!Number.isSafeInteger(object.maxFileBytes) || object.maxFileBytes < 0) {
-      fail(`${where}maxFileBytes must be a non-negative integer`);
-    }
-    policy.maxFileBytes = object.maxFileBytes;
+    policy.maxFileBytes = checkCount(object.maxFileBytes, `${where}maxFileBytes`, addon().limits.maxFileBytes);
   }
   return { approval: normalizeApproval(object.approval, `${where}approval`), policy };
 }
@@ -137,20 +150,18 @@ function normalizeConfig(given) {
   let maxReadBytes = DEFAULT_MAX_READ_BYTES;
   if (config.maxReadBytes !== undefined) {
     maxReadBytes = config.maxReadBytes;
-    if (!Number.isSafeInteger(maxReadBytes) || maxReadBytes < 0 || maxReadBytes > 2 ** 32) {
-      fail('maxReadBytes must be an integer between 0 and 4294967296');
+    const max = addon().limits.maxReadBytes;
+    if (!Number.isSafeInteger(maxReadBytes) || maxReadBytes < 0 || maxReadBytes > max) {
+      fail(`maxReadBytes must be an integer between 0 and ${max}`);
     }
   }
   const resolver = config.resolver ?? ownEnv('MOUNT_SANDBOX_RESOLVER') ?? 'auto';
   if (!RESOLVERS.includes(resolver)) fail(`resolver must be one of ${RESOLVERS.join(', ')}`);
-  let maxDepth = DEFAULT_MAX_DEPTH;
-  if (config.maxDepth !== undefined) {
-    maxDepth = config.maxDepth;
-    if (!Number.isSafeInteger(maxDepth) || maxDepth < 0 || maxDepth > 1000) {
-      fail('maxDepth must be an integer between 0 and 1000');
-    }
-  }
+  // The bounds of a config file's delegation.maxDepth, which becomes this same setting.
+  const maxDepth = config.maxDepth === undefined
+    ? DEFAULT_MAX_DEPTH
+    : checkCount(config.maxDepth, 'maxDepth', addon().limits.maxDelegationDepth);
   return record({ root, readonly, ...normalizePolicy(config, ''), mounts, maxReadBytes, resolver, maxDepth });
 }
 
-module.exports = { normalizeConfig, DEFAULT_MAX_READ_BYTES, DEFAULT_MAX_DEPTH, APPROVALS };
+module.exports = { normalizeConfig, approvalRule, DEFAULT_MAX_READ_BYTES, DEFAULT_MAX_DEPTH };

@@ -3,28 +3,8 @@
 // The facade's side of the error classes: building them from the addon's codes and the
 // guidance they carry. The classes themselves are in sandbox-errors.js.
 const classes = require('./sandbox-errors');
+const { isWithin } = require('./paths');
 
-const {
-  SandboxError,
-  NotFoundError,
-  InvalidPathError,
-  ReadOnlyError,
-  PermissionEscalationError,
-  SymlinkError,
-  NotRegularFileError,
-  IsDirectoryError,
-  NotDirectoryError,
-  FileTooLargeError,
-  MountPointError,
-  AccessDeniedError,
-  SandboxConfigError,
-  OutsideSandboxError,
-  OperationBlockedError,
-  SuffixNotAllowedError,
-  EditError,
-  AttachmentPolicyError,
-  WorkerSandboxError,
-} = classes;
 const INVALID_PATH_TEXT = {
   relative: (p) => `Path must be absolute (start with /): ${p}`,
   escape: () => 'Path escape attempt detected',
@@ -35,7 +15,7 @@ const INVALID_PATH_TEXT = {
 };
 
 function invalidPath(reason, path) {
-  return new InvalidPathError(INVALID_PATH_TEXT[reason](path), path);
+  return new classes.InvalidPathError(INVALID_PATH_TEXT[reason](path), path);
 }
 
 // Why the core refused a virtual path: it reports INVALID_PATH for several reasons.
@@ -63,8 +43,7 @@ function rulesFor(config, path) {
   const normal = require('path').posix.normalize(path);
   let best = null;
   for (const m of config.mounts) {
-    if ((normal === m.target || normal.startsWith(`${m.target}/`)) &&
-        (!best || m.target.length > best.target.length)) {
+    if (isWithin(normal, m.target) && (!best || m.target.length > best.target.length)) {
       best = m;
     }
   }
@@ -87,7 +66,7 @@ function errorFromCode(code, path, given, context) {
 function errorFor(code, path, details, context) {
   switch (code) {
     case 'NOT_FOUND':
-      return new NotFoundError(path);
+      return new classes.NotFoundError(path);
     case 'INVALID_PATH':
       return invalidPath(invalidPathReason(path), path);
     case 'PATH_ESCAPE': {
@@ -96,71 +75,73 @@ function errorFor(code, path, details, context) {
       return error;
     }
     case 'OUTSIDE_SANDBOX':
-      return new OutsideSandboxError(path, context ? readablePathsOf(context.config()) : []);
+      return new classes.OutsideSandboxError(path, context ? readablePathsOf(context.config()) : []);
     case 'WRITE_BLOCKED':
-      return new OperationBlockedError('write', path);
+      return new classes.OperationBlockedError('write', path);
     case 'DELETE_BLOCKED':
-      return new OperationBlockedError('delete', path);
+      return new classes.OperationBlockedError('delete', path);
     case 'SUFFIX_NOT_ALLOWED': {
       const rules = context ? rulesFor(context.config(), path).policy : null;
-      return new SuffixNotAllowedError(path, rules ? rules.allowedSuffixes : null, rules ? rules.deniedSuffixes : []);
+      return new classes.SuffixNotAllowedError(path, rules ? rules.allowedSuffixes : null,
+        rules ? rules.deniedSuffixes : []);
     }
     case 'NO_MATCH':
     case 'AMBIGUOUS_MATCH':
-      return new EditError(code, path, details.size);
+      return new classes.EditError(code, path, details.size);
     case 'ZONE_NOT_FOUND':
-      return new WorkerSandboxError(code, 'A requested zone is not available in the parent sandbox');
+      return new classes.WorkerSandboxError(code, 'A requested zone is not available in the parent sandbox');
     case 'DEPTH_EXCEEDED': {
-      const e = new WorkerSandboxError(code,
+      const e = new classes.WorkerSandboxError(code,
         `Delegation level ${details.size} is deeper than the maximum of ${details.limit}`);
       e.size = details.size;
       e.limit = details.limit;
       return e;
     }
     case 'TOO_MANY_ATTACHMENTS':
-      return new AttachmentPolicyError('maxAttachments',
+      return new classes.AttachmentPolicyError('maxAttachments',
         `up to ${details.limit} attachment(s) allowed but ${details.size} provided.`);
     case 'ATTACHMENTS_TOO_LARGE':
-      return new AttachmentPolicyError('maxTotalBytes',
+      return new classes.AttachmentPolicyError('maxTotalBytes',
         `total size ${details.size} bytes exceeds limit of ${details.limit} bytes.`);
     case 'INVALID_PATTERN':
-      return new SandboxError(code, `Invalid glob pattern: ${path}`, path);
+      return new classes.SandboxError(code, `Invalid glob pattern: ${path}`, path);
     case 'READ_ONLY':
-      return new ReadOnlyError(path, context ? writablePathsOf(context.config()) : undefined);
+      return new classes.ReadOnlyError(path, context ? writablePathsOf(context.config()) : undefined);
     case 'PERMISSION_ESCALATION':
-      return new PermissionEscalationError('Cannot upgrade read-only sandbox to read-write', path);
+      return new classes.PermissionEscalationError('Cannot upgrade read-only sandbox to read-write', path);
     case 'SYMLINK_ESCAPE':
     case 'SYMLINK_LOOP':
     case 'UNTRUSTED_SOURCE':
-      return new SymlinkError(code, path);
+      return new classes.SymlinkError(code, path);
     case 'NOT_REGULAR_FILE':
-      return new NotRegularFileError(path);
+      return new classes.NotRegularFileError(path);
     case 'IS_DIRECTORY':
-      return new IsDirectoryError(path);
+      return new classes.IsDirectoryError(path);
     case 'NOT_DIRECTORY':
-      return new NotDirectoryError(path);
+      return new classes.NotDirectoryError(path);
     case 'TOO_LARGE': {
-      const error = new FileTooLargeError(path, details.size, details.limit);
+      const error = new classes.FileTooLargeError(path, details.size, details.limit);
       // Over the sandbox's read limit a range still works; over a mount's maxFileBytes it does not.
       const policy = context ? rulesFor(context.config(), path).policy : null;
       if (policy && policy.maxFileBytes !== details.limit) error.rangeReadable = true;
       return error;
     }
     case 'MOUNT_POINT':
-      return new MountPointError(path);
+      return new classes.MountPointError(path);
     case 'ACCESS_DENIED':
-      return new AccessDeniedError(path);
+      return new classes.AccessDeniedError(path);
     case 'INVALID_CONFIG':
-      return new SandboxConfigError('Invalid sandbox config');
+      return new classes.SandboxConfigError('Invalid sandbox config');
     case 'PROC_UNAVAILABLE':
-      return new SandboxError(code,
+      return new classes.SandboxError(code,
         `Cannot read ${path}: /proc is not mounted, and files are only reopened through /proc/self/fd`, path);
     case 'UNSUPPORTED':
-      return new SandboxError(code, 'openat2 is not available on this kernel; use resolver "walk" or "auto"', path);
+      return new classes.SandboxError(code, 'openat2 is not available on this kernel; use resolver "walk" or "auto"', path);
     case 'ALREADY_EXISTS':
-      return new SandboxError(code, `Already exists: ${path}`, path);
+      return new classes.SandboxError(code, `Already exists: ${path}`, path);
     default:
-      return new SandboxError('IO_ERROR', `I/O error on ${path}${details.errno ? ` (errno ${details.errno})` : ''}`, path);
+      return new classes.SandboxError('IO_ERROR',
+        `I/O error on ${path}${details.errno ? ` (errno ${details.errno})` : ''}`, path);
   }
 }
 

@@ -20,6 +20,7 @@
 const fs = require('fs');
 const path = require('path');
 const { ExecError } = require('./errors');
+const { isWithin } = require('./paths');
 
 // Control entries of a git directory: read-only where they exist.
 const CONTROL = ['config', 'info', 'config.worktree', 'commondir'];
@@ -72,8 +73,6 @@ function looksLikeGitDir(dir) {
     refs !== null && refs.isDirectory();
 }
 
-const within = (inner, outer) => inner === outer || inner.startsWith(outer.endsWith('/') ? outer : `${outer}/`);
-
 // The first line of a file git reads (a .git file's "gitdir: X", a commondir), or null.
 function firstLine(file) {
   const line = head(file, 4096).split('\n')[0].replace(/\r$/, '');
@@ -113,7 +112,7 @@ class Plan {
 
   // The deepest writable directory holding `file`, or undefined.
   writableRootOf(file) {
-    return this.writable.filter((dir) => within(file, dir)).sort((a, b) => b.length - a.length)[0];
+    return this.writable.filter((dir) => isWithin(file, dir)).sort((a, b) => b.length - a.length)[0];
   }
 
   // Every directory from below the writable root down to `dir`: renaming any of them would let
@@ -121,7 +120,7 @@ class Plan {
   pinDown(dir) {
     const root = this.writableRootOf(dir);
     if (root === undefined) return;
-    for (let at = dir; at !== root && within(at, root); at = path.dirname(at)) this.pin.add(at);
+    for (let at = dir; at !== root && isWithin(at, root); at = path.dirname(at)) this.pin.add(at);
   }
 
   // A worktree (or the top of a writable directory) that may hold `.git`.

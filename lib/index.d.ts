@@ -65,7 +65,7 @@ export interface MountPolicyConfig {
    */
   allowedSuffixes?: string[];
   deniedSuffixes?: string[];
-  /** Largest file a read accepts and a write may produce here. */
+  /** Largest file a read accepts and a write may produce here: 1 to 2^53, as in config files. */
   maxFileBytes?: number;
 }
 
@@ -98,7 +98,8 @@ export interface MountSandboxConfig extends MountPolicyConfig {
    */
   resolver?: ResolverKind;
   /**
-   * How many derived views (restrict, workers) may be chained.
+   * How many derived views (restrict, workers) may be chained: 1 to 100, as a config file's
+   * delegation.maxDepth.
    * @default 5
    */
   maxDepth?: number;

@@ -4,7 +4,7 @@ const { isSharedArrayBuffer } = require('util').types;
 const { addon, isSupported } = require('./native');
 const errors = require('./errors');
 const publicErrors = require('./sandbox-errors');
-const { normalizeConfig, DEFAULT_MAX_READ_BYTES, APPROVALS } = require('./config');
+const { normalizeConfig, approvalRule, DEFAULT_MAX_READ_BYTES } = require('./config');
 
 const { errorFromCode, invalidPath, writablePathsOf, readablePathsOf } = errors;
 const { readAttachments, DEFAULT_ATTACHMENT_POLICY } = require('./attachments');
@@ -59,17 +59,7 @@ function bytesOf(view) {
 // Approvals a restriction adds; unnamed operations keep the parent's (preApproved never loosens).
 // `approval` is already a plain copy.
 function tighteningApproval(approval) {
-  if (approval === undefined) return undefined;
-  if (approval === null || typeof approval !== 'object') {
-    throw new TypeError('expected an object like { write: "ask", delete: "blocked" } for approval');
-  }
-  const out = record({ write: 'preApproved', delete: 'preApproved' });
-  for (const [key, value] of Object.entries(approval)) {
-    if (key !== 'write' && key !== 'delete') throw new TypeError(`unknown key "${key}" in approval (allowed: write, delete)`);
-    if (!APPROVALS.includes(value)) throw new TypeError(`expected one of ${APPROVALS.join(', ')} for approval.${key}`);
-    out[key] = value;
-  }
-  return out;
+  return approval === undefined ? undefined : approvalRule(approval, 'approval', 'preApproved', typeError);
 }
 
 // Argument problems are reported the way the operation reports everything else: async methods
@@ -109,7 +99,7 @@ function lexicalResolver({ root, mounts }) {
   const rootBase = root === '/' ? '' : root;
   return (p) => {
     if (p === '/') return root;
-    if (p.length > 4096 || !NORMAL_FORM.test(p)) return undefined;
+    if (p.length > MAX_PATH_LENGTH || !NORMAL_FORM.test(p)) return undefined;
     for (const m of table) {
       if (p === m.target) return m.base || '/';
       if (p.startsWith(m.prefix)) return m.base + p.slice(m.target.length);

@@ -8,6 +8,7 @@ const path = require('path');
 const { addon } = require('./native');
 const { addProtectedFiles } = require('./protected');
 const { plainData, record } = require('./plain');
+const { isWithin } = require('./paths');
 const {
   ConfigFileError,
   PermissionEscalationError,
@@ -101,7 +102,6 @@ function writableAreas(program) {
   return areas;
 }
 
-const isWithin = (inner, outer) => inner === outer || inner.startsWith(outer === '/' ? '/' : `${outer}/`);
 const realOrGiven = (p) => fs.promises.realpath(p).catch(() => path.resolve(p));
 
 // Whether dir lies in one of the areas, as written or through symbolic links.

@@ -324,30 +324,14 @@ class UnsupportedPlatformError extends SandboxError {
   }
 }
 
+// The published names: this list is the one place that names them (lib/index.js spreads this
+// module, scripts/generate-esm.js reads its keys). Names, not `class.name`: a bundler may rename
+// a class.
 module.exports = {
-  SandboxError,
-  NotFoundError,
-  InvalidPathError,
-  ReadOnlyError,
-  PermissionEscalationError,
-  SymlinkError,
-  NotRegularFileError,
-  IsDirectoryError,
-  NotDirectoryError,
-  FileTooLargeError,
-  MountPointError,
-  AccessDeniedError,
-  SandboxConfigError,
-  ConfigFileError,
-  UntrustedConfigError,
-  OutsideSandboxError,
-  OperationBlockedError,
-  SuffixNotAllowedError,
-  EditError,
-  AttachmentPolicyError,
-  WorkerSandboxError,
-  ExecEnforcementError,
-  ExecError,
-  UnsupportedPlatformError,
-  isSandboxError,
+  SandboxError, NotFoundError, InvalidPathError, ReadOnlyError, PermissionEscalationError,
+  SymlinkError, NotRegularFileError, IsDirectoryError, NotDirectoryError, FileTooLargeError,
+  MountPointError, AccessDeniedError, SandboxConfigError, ConfigFileError, UntrustedConfigError,
+  OutsideSandboxError, OperationBlockedError, SuffixNotAllowedError, EditError,
+  AttachmentPolicyError, WorkerSandboxError, ExecEnforcementError, ExecError,
+  UnsupportedPlatformError, isSandboxError,
 };

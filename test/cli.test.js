@@ -267,6 +267,22 @@ describe('explain', () => {
     expect(directory.stderr).not.toMatch(/^\s+at /m);
   });
 
+  test('explain answers for the sandbox exec runs in: the files the next run trusts are protected', () => {
+    const dir = path.join(base, 'self');
+    write(path.join(dir, 'golem-forge.config.yaml'), 'sandbox:\n  root: .\n  approval: {write: preApproved}\n');
+    write(path.join(dir, 'workers', 'helper.worker'), '---\nname: helper\n---\n');
+    write(path.join(dir, 'notes.md'), 'notes');
+    const config = run(['explain', '/golem-forge.config.yaml', '--config', dir]);
+    expect(config.code).toBe(0);
+    expect(verdict(config.stdout, 'write')).toBe('write:  allowed, approval: preApproved');
+    expect(verdict(config.stdout, 'protected')).toContain('read-only to commands run by exec');
+    const worker = run(['explain', '/workers/helper.worker', '--config', dir]);
+    expect(verdict(worker.stdout, 'protected')).toContain('read-only to commands run by exec (workers:');
+    const notes = run(['explain', '/notes.md', '--config', dir]);
+    expect(notes.code).toBe(0);
+    expect(verdict(notes.stdout, 'protected')).toBeUndefined();
+  });
+
   test('explain without a path exits 2 with usage', () => {
     project();
     const { code, stderr } = run(['explain', '--config', path.join(base, 'proj')]);

@@ -14,6 +14,7 @@ const {
   AttachmentPolicyError,
   SuffixNotAllowedError,
   DEFAULT_MAX_READ_BYTES,
+  MountSandbox,
 } = require('../lib');
 const { addon } = require('../lib/native');
 const { rulesFor } = require('../lib/errors');
@@ -92,6 +93,60 @@ describe('suffix rules: one validator and one folding', () => {
   });
 });
 
+// The settings both a call and a config file can give: a value is accepted by both or refused by
+// both, and accepted values mean the same. Values at the core's bounds and beyond them.
+describe('counts and approvals: one set of bounds', () => {
+  // The value as the sandbox holds it, or the error class.
+  function outcome(make, read) {
+    try {
+      return read(make());
+    } catch (error) {
+      return error.constructor;
+    }
+  }
+
+  function expectSameRule(viaCall, viaFile) {
+    if (viaFile === ConfigFileError) expect(viaCall).toBe(SandboxConfigError);
+    else expect(viaCall).toEqual(viaFile);
+  }
+
+  const parse = (sandbox, rest = {}) => parseProgramConfig(JSON.stringify({ sandbox: { root: '.', ...sandbox }, ...rest }),
+    { file: path.join(dir, 'golem-forge.config.json') });
+
+  test.each([0, 1, 5, 100, 101, 500, 1000, 1.5, -1, '3', null])('maxDepth %p', (value) => {
+    const viaCall = outcome(() => createMountSandbox({ root: dir, maxDepth: value }), (sb) => sb.describe().maxDepth);
+    const viaFile = outcome(() => parse({}, { delegation: { maxDepth: value } }), (c) => c.delegation.maxDepth);
+    expectSameRule(viaCall, viaFile);
+  });
+
+  test.each([0, 1, 1024, 2 ** 53 - 1, 2 ** 53, 2 ** 53 + 2, -1, 1.5, '5', null])('maxFileBytes %p', (value) => {
+    const viaCall = outcome(() => createMountSandbox({ root: dir, maxFileBytes: value }), (sb) => sb.describe().policy.maxFileBytes);
+    const viaFile = outcome(() => parse({ maxFileBytes: value }), (c) => c.sandbox.policy.maxFileBytes);
+    expectSameRule(viaCall, viaFile);
+  });
+
+  test.each(['preApproved', 'ask', 'blocked', 'Ask', 'allow', '', null, 1])('approval write %p', (value) => {
+    const approval = { write: value };
+    const viaCall = outcome(() => createMountSandbox({ root: dir, approval }), (sb) => sb.describe().approval);
+    const viaFile = outcome(() => parse({ approval }), (c) => c.sandbox.approval);
+    expectSameRule(viaCall, viaFile);
+  });
+
+  test('maxReadBytes is bounded by the addon\'s limit', () => {
+    const { maxReadBytes } = addon().limits;
+    expect(createMountSandbox({ root: dir, maxReadBytes })).toBeInstanceOf(MountSandbox);
+    expect(() => createMountSandbox({ root: dir, maxReadBytes: maxReadBytes + 1 })).toThrow(SandboxConfigError);
+  });
+
+  test('restrict() checks approvals with the same rule, as a TypeError', () => {
+    const sb = createMountSandbox({ root: dir });
+    for (const value of ['Ask', '', null, 1]) {
+      expect(() => sb.restrict({ approval: { write: value } })).toThrow(TypeError);
+    }
+    expect(sb.restrict({ approval: { write: 'ask' } }).describe().approval).toEqual({ write: 'ask', delete: 'ask' });
+  });
+});
+
 // lib/ holds these before the addon loads (argument checks, the public DEFAULT_MAX_READ_BYTES,
 // fail-soft imports); each copy must be the core's value.
 describe("lib's copies of the core's limits", () => {
@@ -112,7 +167,7 @@ describe("lib's copies of the core's limits", () => {
     ['config.js', 'DEFAULT_MAX_READ_BYTES', 'defaultMaxReadBytes'],
     ['config.js', 'DEFAULT_MAX_DEPTH', 'defaultMaxDepth'],
     ['config.js', 'DEFAULT_MAX_DEPTH', 'defaultDelegationDepth'],
-    ['exec.js', 'DEFAULT_PATH', 'defaultCommandPath'],
+    ['exec-view.js', 'DEFAULT_PATH', 'defaultCommandPath'],
   ])('lib/%s %s is the core\'s %s', (file, name, core) => {
     expect(addon().limits[core]).toEqual(expect.anything());
     expect(libConstant(file, name)).toBe(addon().limits[core]);

@@ -21,8 +21,6 @@ constexpr std::string_view kMountKeys =
     "source, target, readonly, approval, allowedSuffixes, deniedSuffixes, maxFileBytes";
 constexpr std::string_view kZoneKeys =
     "path, mode, approval, allowedSuffixes, deniedSuffixes, maxFileBytes";
-constexpr std::uint64_t kMaxFileBytesLimit = std::uint64_t{1} << 53;  // exact in JavaScript
-constexpr std::uint64_t kMaxDelegationDepth = 100;
 
 // ---------------------------------------------------------------------------------------------
 // Mount sources and targets

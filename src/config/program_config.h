@@ -19,6 +19,11 @@ namespace msb {
 
 enum class ConfigFormat : std::uint8_t { yaml, json };
 
+// The largest values a config may give; the addon exports them so that a config given to
+// createMountSandbox is held to the same bounds.
+inline constexpr std::uint64_t kMaxFileBytesLimit = std::uint64_t{1} << 53;  // exact in JavaScript
+inline constexpr std::uint64_t kMaxDelegationDepth = 100;
+
 // golem-forge's mount form (root + mounts) or seed 000's zone form (named zones mounted at
 // /<name>, with no root of their own). In the zone form, sandboxed mode places zone paths under
 // `root` (default ".sandbox"); direct mode takes them relative to the config file.

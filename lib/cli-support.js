@@ -1,0 +1,35 @@
+'use strict';
+
+// The one internal module bin/mount-sandbox.js imports besides the public entry: what the CLI
+// needs that is not public API (lexical rule lookup, the trust checks for a config or worker file
+// named by hand, the launcher's path, the AppArmor profile). Kept out of the public surface
+// because it is shaped by the CLI's output and may change with it; everything else the CLI uses
+// goes through lib/index.js like any caller.
+const ms = require('./index');
+const { rulesFor } = require('./errors');
+const { protectedFiles, addProtectedFiles } = require('./protected');
+const { checkConfigsAbove, filesTheNextRunTrusts, checkWorkerFileTrusted } = require('./program');
+const { launcherPath } = require('./launcher');
+const apparmor = require('./apparmor');
+const { isWithin } = require('./paths');
+
+// The sandbox a program config gives its commands (null: no file access), unable to change what
+// the next run trusts; with a worker file, that worker's narrower view, once the file is shown to
+// be one no command could have written. Sources are not created: nothing here writes.
+async function sandboxFor(config, workerFile) {
+  const programSandbox = ms.sandboxConfigFrom(config);
+  const trusted = await filesTheNextRunTrusts(config);
+  const sandbox = programSandbox === null ? null : addProtectedFiles(ms.createMountSandbox(programSandbox), trusted);
+  if (workerFile === undefined) return { sandbox, worker: null };
+  await checkWorkerFileTrusted(config, workerFile, trusted);
+  const worker = await ms.loadWorkerFile(workerFile);
+  return { sandbox: ms.sandboxForWorker(sandbox, worker), worker };
+}
+
+// The protected host path (a trusted file, or a directory of them) that holds `hostPath`, or
+// null: what sandbox.exec() binds read-only for the commands it runs.
+function protectionOf(sandbox, hostPath) {
+  return protectedFiles(sandbox).find((file) => isWithin(hostPath, file)) ?? null;
+}
+
+module.exports = { sandboxFor, protectionOf, rulesFor, checkConfigsAbove, launcherPath, apparmor };

@@ -1,0 +1,171 @@
+'use strict';
+
+// sandbox.exec()'s arguments, checked before anything is created or run: argv and the options
+// object with its defaults and bounds.
+const path = require('path');
+const { plainData } = require('./plain');
+const { SYSTEM_PATHS } = require('./exec-view');
+const { isWithin } = require('./paths');
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const MAX_TIMEOUT_MS = 300_000;
+const DEFAULT_MAX_OUTPUT_BYTES = 50 * 1024;
+const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
+const DEFAULT_WORKSPACE = '/workspace';
+// Where the view keeps its own things: a workspace or a host path placed there would clash.
+const RESERVED_PLACES = ['/dev', '/proc', '/tmp', '/etc', ...SYSTEM_PATHS];
+// A PID namespace's pid_max cannot be set below 301 (the kernel reserves the first 300).
+const MIN_PROCESSES = 300;
+const DEFAULT_PROCESSES = 512;
+const MAX_PROCESSES = 4_194_304;
+
+const OPTIONS = [
+  'cwd', 'env', 'stdin', 'timeoutMs', 'maxOutputBytes', 'network', 'namespaces',
+  'allowWeakerEnforcement', 'hostReadPaths', 'workspace', 'limits', 'protectGit',
+];
+const LIMITS = ['processes', 'memoryBytes', 'cpuSeconds'];
+const NAMESPACE_MODES = ['require', 'prefer', 'off'];
+
+function boundedInteger(value, name, fallback, max) {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 1 || value > max) {
+    throw new RangeError(`expected an integer from 1 to ${max} for ${name}, got ${String(value)}`);
+  }
+  return value;
+}
+
+function booleanOption(value, name) {
+  if (value !== undefined && typeof value !== 'boolean') {
+    throw new TypeError(`expected a boolean for ${name}, got ${typeof value}`);
+  }
+  return value === true;
+}
+
+function checkArgv(argv) {
+  if (!Array.isArray(argv) || argv.length === 0) {
+    throw new TypeError('expected a non-empty array of strings for argv, like ["ls", "-la"]');
+  }
+  argv.forEach((arg, i) => {
+    if (typeof arg !== 'string') throw new TypeError(`expected a string for argv[${i}], got ${typeof arg}`);
+    if (arg.includes('\0')) throw new TypeError(`argv[${i}] contains a NUL byte`);
+    if (!arg.isWellFormed()) throw new TypeError(`argv[${i}] contains a lone surrogate (not valid UTF-16)`);
+  });
+  if (argv[0] === '') throw new TypeError('argv[0] is empty: name the program to run');
+}
+
+// The caller's variables, checked; merged over the minimal environment in launchPolicy.
+function checkEnv(env) {
+  if (env === undefined) return {};
+  if (env === null || typeof env !== 'object' || Array.isArray(env)) {
+    throw new TypeError('expected an object of strings for env, like { NODE_ENV: "test" }');
+  }
+  const out = Object.create(null); // a variable named "__proto__" is a variable like any other
+  for (const [name, value] of Object.entries(env)) {
+    if (name === '' || name.includes('=') || name.includes('\0') || !name.isWellFormed()) {
+      throw new TypeError(`invalid environment variable name "${name}"`);
+    }
+    if (typeof value !== 'string' || value.includes('\0') || !value.isWellFormed()) {
+      throw new TypeError(`expected a string without NUL or lone surrogates for env.${name}`);
+    }
+    out[name] = value;
+  }
+  return out;
+}
+
+function checkHostPaths(paths) {
+  if (paths === undefined) return [];
+  if (!Array.isArray(paths)) throw new TypeError('expected an array of absolute host paths for hostReadPaths');
+  paths.forEach((p, i) => {
+    if (typeof p !== 'string' || !path.isAbsolute(p) || p.includes('\0') || !p.isWellFormed()) {
+      throw new TypeError(`expected an absolute host path for hostReadPaths[${i}]`);
+    }
+  });
+  return paths.map((p) => path.resolve(p));
+}
+
+function checkWorkspace(workspace) {
+  if (workspace === undefined) return DEFAULT_WORKSPACE;
+  if (typeof workspace !== 'string' || !path.posix.isAbsolute(workspace) || workspace.includes('\0') ||
+      !workspace.isWellFormed() || path.posix.normalize(workspace) !== workspace || workspace.endsWith('/')) {
+    throw new TypeError('expected a normalized absolute path for workspace, like "/workspace"');
+  }
+  const clash = RESERVED_PLACES.find((p) => isWithin(workspace, p) || isWithin(p, workspace));
+  if (clash !== undefined) {
+    throw new TypeError(`workspace ${workspace} overlaps ${clash}, which the command's root keeps for itself; use a path like /workspace`);
+  }
+  return workspace;
+}
+
+// Host paths placed read-only at their own path: never inside the workspace or over /proc or /dev.
+function checkHostPlaces(hostReadPaths, workspace) {
+  hostReadPaths.forEach((p, i) => {
+    const clash = [workspace, '/proc', '/dev'].find((place) => isWithin(p, place) || isWithin(place, p));
+    if (clash !== undefined) {
+      throw new TypeError(`hostReadPaths[${i}] overlaps ${clash} in the command's root; pass a directory outside it`);
+    }
+  });
+}
+
+function checkLimits(limits) {
+  if (limits === undefined) return { processes: DEFAULT_PROCESSES };
+  if (limits === null || typeof limits !== 'object' || Array.isArray(limits)) {
+    throw new TypeError('expected an object for limits, like { processes: 256, memoryBytes: 2 ** 31, cpuSeconds: 60 }');
+  }
+  for (const key of Object.keys(limits)) {
+    if (!LIMITS.includes(key)) throw new TypeError(`unknown limit "${key}" (allowed: ${LIMITS.join(', ')})`);
+  }
+  const out = { processes: DEFAULT_PROCESSES };
+  if (limits.processes !== undefined) {
+    if (!Number.isSafeInteger(limits.processes) || limits.processes < MIN_PROCESSES || limits.processes > MAX_PROCESSES) {
+      throw new RangeError(`expected an integer from ${MIN_PROCESSES} (the kernel's floor) to ${MAX_PROCESSES} for limits.processes, got ${String(limits.processes)}`);
+    }
+    out.processes = limits.processes;
+  }
+  if (limits.memoryBytes !== undefined) out.memoryBytes = boundedInteger(limits.memoryBytes, 'limits.memoryBytes', 0, Number.MAX_SAFE_INTEGER);
+  if (limits.cpuSeconds !== undefined) out.cpuSeconds = boundedInteger(limits.cpuSeconds, 'limits.cpuSeconds', 0, 2 ** 30);
+  return out;
+}
+
+function checkStdin(stdin) {
+  if (stdin === undefined || typeof stdin === 'string' || stdin instanceof Uint8Array) return;
+  throw new TypeError('expected a string or Uint8Array for stdin');
+}
+
+const typeError = (message) => new TypeError(message);
+
+// Everything validated before anything is created or run, on a plain copy of the options (no
+// default from a prototype, no getter run; see lib/plain.js).
+function parseOptions(given) {
+  if (given === null || typeof given !== 'object' || Array.isArray(given)) throw new TypeError('expected an options object');
+  const options = plainData(given, typeError);
+  for (const key of Object.keys(options)) {
+    if (!OPTIONS.includes(key)) throw new TypeError(`unknown option "${key}" (allowed: ${OPTIONS.join(', ')})`);
+  }
+  const namespaces = options.namespaces ?? 'require';
+  if (!NAMESPACE_MODES.includes(namespaces)) {
+    throw new TypeError(`expected one of ${NAMESPACE_MODES.join(', ')} for namespaces`);
+  }
+  if (options.cwd !== undefined && typeof options.cwd !== 'string') {
+    throw new TypeError(`expected a virtual path string for cwd, got ${typeof options.cwd}`);
+  }
+  checkStdin(options.stdin);
+  const workspace = checkWorkspace(options.workspace);
+  const hostReadPaths = checkHostPaths(options.hostReadPaths);
+  checkHostPlaces(hostReadPaths, workspace);
+  return {
+    cwd: options.cwd ?? '/',
+    timeoutMs: boundedInteger(options.timeoutMs, 'timeoutMs', DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS),
+    maxOutputBytes: boundedInteger(options.maxOutputBytes, 'maxOutputBytes', DEFAULT_MAX_OUTPUT_BYTES, MAX_OUTPUT_BYTES),
+    network: booleanOption(options.network, 'network'),
+    allowWeaker: booleanOption(options.allowWeakerEnforcement, 'allowWeakerEnforcement'),
+    namespaces,
+    hostReadPaths,
+    workspace,
+    limits: checkLimits(options.limits),
+    protectGit: options.protectGit === undefined || booleanOption(options.protectGit, 'protectGit'),
+    env: checkEnv(options.env),
+    stdin: options.stdin,
+  };
+}
+
+module.exports = { parseOptions, checkArgv, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES };
