@@ -8,18 +8,6 @@ namespace {
 constexpr std::size_t kMaxName = NAME_MAX;
 constexpr std::size_t kMaxPath = PATH_MAX;
 
-std::vector<std::string_view> split(std::string_view text) {
-  std::vector<std::string_view> out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t slash = text.find('/', start);
-    if (slash == std::string_view::npos) slash = text.size();
-    out.push_back(text.substr(start, slash - start));
-    start = slash + 1;
-  }
-  return out;
-}
-
 Status check_common(std::string_view text) {
   if (text.empty() || text.front() != '/') return Errc::invalid_path;
   if (text.find('\0') != std::string_view::npos) return Errc::invalid_path;
@@ -78,10 +66,22 @@ std::string VirtualPath::str() const {
   return out;
 }
 
+std::vector<std::string_view> split_at_slashes(std::string_view text) {
+  std::vector<std::string_view> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t slash = text.find('/', start);
+    if (slash == std::string_view::npos) slash = text.size();
+    out.push_back(text.substr(start, slash - start));
+    start = slash + 1;
+  }
+  return out;
+}
+
 Result<VirtualPath> parse_virtual_path(std::string_view text) {
   if (auto st = check_common(text); !st) return st.error();
   VirtualPath path;
-  for (std::string_view part : split(text)) {
+  for (std::string_view part : split_at_slashes(text)) {
     if (part.empty() || part == ".") continue;
     if (part == "..") {
       if (path.parts.empty()) return Errc::path_escape;
@@ -97,7 +97,7 @@ Result<VirtualPath> parse_virtual_path(std::string_view text) {
 Result<VirtualPath> parse_mount_target(std::string_view text) {
   if (auto st = check_common(text); !st) return st.error();
   if (text.size() > 1 && text.back() == '/') text.remove_suffix(1);
-  auto parts = split(text.substr(1));
+  auto parts = split_at_slashes(text.substr(1));
   VirtualPath path;
   for (std::string_view part : parts) {
     if (part.empty() || part == "." || part == "..") return Errc::invalid_config;

@@ -21,6 +21,11 @@ struct VirtualPath {
 // bytes, ill-formed UTF-8 and over-long names, and with path_escape when `..` climbs above "/".
 Result<VirtualPath> parse_virtual_path(std::string_view text);
 
+// `text` cut at every '/', empty pieces kept ("/a//b/" gives "", "a", "", "b", ""): the one
+// splitter of the core. Callers decide what an empty piece means: nothing in a lookup, an error
+// in a mount target, "this must be a directory" at the end of a symlink's text.
+std::vector<std::string_view> split_at_slashes(std::string_view text);
+
 // Mount targets are stricter than request paths: written exactly in normal form ("/data",
 // "/a/b", one trailing slash tolerated), never "/" itself.
 Result<VirtualPath> parse_mount_target(std::string_view text);

@@ -2,21 +2,18 @@
 
 #include <vector>
 
+#include "common/path.h"
+
 namespace msb {
 namespace {
 
 void push_parts(std::vector<std::string_view>& parts, std::string_view text) {
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t slash = text.find('/', start);
-    if (slash == std::string_view::npos) slash = text.size();
-    const std::string_view part = text.substr(start, slash - start);
+  for (const std::string_view part : split_at_slashes(text)) {
     if (part == "..") {
       if (!parts.empty()) parts.pop_back();
     } else if (!part.empty() && part != ".") {
       parts.push_back(part);
     }
-    start = slash + 1;
   }
 }
 
@@ -48,18 +45,13 @@ std::string parent_dir(std::string_view file) {
 
 bool stays_inside(std::string_view relative) {
   std::size_t depth = 0;
-  std::size_t start = 0;
-  while (start <= relative.size()) {
-    std::size_t slash = relative.find('/', start);
-    if (slash == std::string_view::npos) slash = relative.size();
-    const std::string_view part = relative.substr(start, slash - start);
+  for (const std::string_view part : split_at_slashes(relative)) {
     if (part == "..") {
       if (depth == 0) return false;
       --depth;
     } else if (!part.empty() && part != ".") {
       ++depth;
     }
-    start = slash + 1;
   }
   return true;
 }

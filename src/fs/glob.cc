@@ -461,11 +461,9 @@ bool GlobMatcher::can_descend(const States& states) const noexcept {
 
 bool GlobMatcher::matches(std::string_view path) const {
   States states = starting_at(0);
-  for (std::size_t start = 0; start <= path.size() && !states.empty();) {
-    std::size_t slash = path.find('/', start);
-    if (slash == kNpos) slash = path.size();
-    if (slash > start) states = step(states, path.substr(start, slash - start));
-    start = slash + 1;
+  for (std::string_view name : split_at_slashes(path)) {
+    if (states.empty()) break;
+    if (!name.empty()) states = step(states, name);
   }
   return accepts(states);
 }

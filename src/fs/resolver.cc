@@ -101,13 +101,7 @@ class Walker {
     if (target.empty()) return Errc::not_found;
     if (target.front() == '/') return Errc::symlink_escape;
     std::vector<std::string> pieces;
-    std::size_t start = 0;
-    while (start <= target.size()) {
-      std::size_t slash = target.find('/', start);
-      if (slash == std::string::npos) slash = target.size();
-      pieces.push_back(target.substr(start, slash - start));
-      start = slash + 1;
-    }
+    for (std::string_view piece : split_at_slashes(target)) pieces.emplace_back(piece);
     if (pieces.back().empty()) pieces.back().push_back('.');  // "dir/" must be a directory
     pending_.insert(pending_.begin(), pieces.begin(), pieces.end());
     return ok_status();

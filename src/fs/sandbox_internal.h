@@ -1,5 +1,5 @@
-// What the files implementing Sandbox (sandbox*.cc) share and nothing else may use: the open
-// flags of a lookup (the error shapes they share are common/error.h's factories).
+// What the files implementing Sandbox (sandbox*.cc) share and nothing else may use. The error
+// factories they need (at_index, too_large) and the syscalls are common's (error.h, sys.h).
 #pragma once
 
 #include <fcntl.h>

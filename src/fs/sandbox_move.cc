@@ -16,7 +16,6 @@
 
 #include "common/sys.h"
 #include "fs/sandbox.h"
-#include "fs/sandbox_internal.h"
 
 namespace msb {
 

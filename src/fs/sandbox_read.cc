@@ -2,10 +2,8 @@
 // directory listings, plus the attempts that never block the JS thread. A read checks the name's
 // rules, opens the file beneath its mount, then checks its size on the opened descriptor.
 #include <fcntl.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <climits>
 #include <cstdint>
 #include <cstdlib>

@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-#include <cerrno>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -248,15 +247,14 @@ Status Sandbox::check_enclosing_source_allows(int dir_fd, const Mount& mount, Ch
     if (auto verdict = verdict_for(rules, id.value())) {
       return *verdict == Errc::ok ? ok_status() : Status(*verdict);
     }
-    auto opened = sys::open_at(cur, "..", O_PATH | O_DIRECTORY);
-    if (!opened) return opened.error();
-    UniqueFd parent = std::move(opened.value());
-    auto parent_id = file_id(parent.get());
+    auto parent = sys::open_at(cur, "..", O_PATH | O_DIRECTORY);
+    if (!parent) return parent.error();
+    auto parent_id = file_id(parent.value().get());
     if (!parent_id) return parent_id.error();
     // Reached "/" without meeting any source: the directory was moved out from under its
     // mount by someone else. Refuse rather than guess.
     if (parent_id.value() == id.value()) return Errc::read_only;
-    current = std::move(parent);
+    current = std::move(parent.value());
     cur = current.get();
     id = parent_id;
   }

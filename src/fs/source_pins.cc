@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "common/path.h"
 #include "common/sys.h"
 #include "fs/fd_io.h"
 
@@ -19,12 +20,8 @@ constexpr int kMaxSymlinks = 40;  // the kernel's own MAXSYMLINKS
 
 void push_components(std::deque<std::string>& pending, const std::string& text) {
   std::vector<std::string> pieces;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t slash = text.find('/', start);
-    if (slash == std::string::npos) slash = text.size();
-    if (slash > start) pieces.push_back(text.substr(start, slash - start));
-    start = slash + 1;
+  for (std::string_view piece : split_at_slashes(text)) {
+    if (!piece.empty()) pieces.emplace_back(piece);
   }
   pending.insert(pending.begin(), pieces.begin(), pieces.end());
 }

@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "common/path.h"
+
 namespace msb {
 namespace {
 
@@ -23,13 +25,8 @@ constexpr std::uint64_t kWritable = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
 
 std::vector<std::string_view> components(std::string_view path) {
   std::vector<std::string_view> out;
-  while (!path.empty()) {
-    std::size_t start = path.find_first_not_of('/');
-    if (start == std::string_view::npos) break;
-    path.remove_prefix(start);
-    std::size_t end = path.find('/');
-    out.push_back(path.substr(0, end));
-    path.remove_prefix(end == std::string_view::npos ? path.size() : end);
+  for (std::string_view piece : split_at_slashes(path)) {
+    if (!piece.empty()) out.push_back(piece);
   }
   return out;
 }

@@ -242,3 +242,18 @@ TEST(PathHelpers, JoinRelative) {
 }
 
 }  // namespace
+
+namespace {
+
+using Pieces = std::vector<std::string_view>;
+
+// Every caller gets every piece, empty ones included: what an empty piece means is theirs to say.
+TEST(SplitAtSlashes, KeepsEmptyPieces) {
+  EXPECT_EQ(msb::split_at_slashes(""), (Pieces{""}));
+  EXPECT_EQ(msb::split_at_slashes("a"), (Pieces{"a"}));
+  EXPECT_EQ(msb::split_at_slashes("/"), (Pieces{"", ""}));
+  EXPECT_EQ(msb::split_at_slashes("/a//b/"), (Pieces{"", "a", "", "b", ""}));
+  EXPECT_EQ(msb::split_at_slashes("../x/./y"), (Pieces{"..", "x", ".", "y"}));
+}
+
+}  // namespace

@@ -108,4 +108,12 @@ inline Place place_of(const ConfigError& e) {
   return Place{e.key_path, e.line, e.column};
 }
 
+// The tree reader refuses `text` at `at`, expecting `expected` there.
+inline void expect_tree_error(std::string_view text, ConfigFormat format, const Place& at,
+                              std::string_view expected) {
+  const ConfigError e = tree_error(text, format);
+  EXPECT_EQ(place_of(e), at) << text;
+  EXPECT_EQ(e.expected, expected) << text;
+}
+
 }  // namespace msb_test

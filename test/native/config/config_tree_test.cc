@@ -7,16 +7,8 @@
 
 #include "config/config_test_util.h"
 
+namespace msb_test {
 namespace {
-
-using msb_test::ConfigError;
-using msb_test::ConfigFormat;
-using msb_test::ConfigNode;
-using msb_test::NodeKind;
-using msb_test::Place;
-using msb_test::place_of;
-using msb_test::tree_error;
-using msb_test::tree_ok;
 
 TEST(ConfigTree, PositionsOfKeysAndValuesAreOneBased) {
   const ConfigNode y = tree_ok("a:\n  bb: [x, \"y\"]\n", ConfigFormat::yaml);
@@ -52,12 +44,10 @@ TEST(ConfigTree, ByteOrderMarkIsSkipped) {
 }
 
 TEST(ConfigTree, DuplicateKeysAreReportedAtTheSecond) {
-  const ConfigError y = tree_error("top:\n  a: 1\n  b: 2\n  a: 3\n", ConfigFormat::yaml);
-  EXPECT_EQ(place_of(y), Place("top.a", 4, 3));
-  EXPECT_EQ(y.expected, "a key not already used in this mapping (first at line 2, column 3)");
-  const ConfigError j = tree_error("{\"top\": {\"a\": 1,\n \"a\": 2}}", ConfigFormat::json);
-  EXPECT_EQ(place_of(j), Place("top.a", 2, 2));
-  EXPECT_EQ(j.expected, "a key not already used in this mapping (first at line 1, column 10)");
+  expect_tree_error("top:\n  a: 1\n  b: 2\n  a: 3\n", ConfigFormat::yaml, Place("top.a", 4, 3),
+                    "a key not already used in this mapping (first at line 2, column 3)");
+  expect_tree_error("{\"top\": {\"a\": 1,\n \"a\": 2}}", ConfigFormat::json, Place("top.a", 2, 2),
+                    "a key not already used in this mapping (first at line 1, column 10)");
   // "a" written with an escape is still "a".
   EXPECT_EQ(place_of(tree_error(R"({"a": 1, "\u0061": 2})", ConfigFormat::json)),
             Place("a", 1, 10));
@@ -110,9 +100,9 @@ TEST(ConfigTree, InputOver1MiBIsRefusedWhereItCrossesTheLimit) {
   ASSERT_EQ(exact.size(), msb::kMaxConfigBytes);
   EXPECT_EQ(tree_ok(exact, ConfigFormat::yaml).kind, NodeKind::null);
   const std::string over = "a: 1\n# " + std::string(msb::kMaxConfigBytes, 'x');
-  const ConfigError e = tree_error(over, ConfigFormat::yaml);
-  EXPECT_EQ(place_of(e), Place("", 2, static_cast<std::uint32_t>(msb::kMaxConfigBytes - 5 + 1)));
-  EXPECT_EQ(e.expected, "a config file of at most 1 MiB");
+  expect_tree_error(over, ConfigFormat::yaml,
+                    Place("", 2, static_cast<std::uint32_t>(msb::kMaxConfigBytes - 5 + 1)),
+                    "a config file of at most 1 MiB");
   const ConfigError j = tree_error(std::string(msb::kMaxConfigBytes + 1, '\n'), ConfigFormat::json);
   EXPECT_EQ(place_of(j), Place("", static_cast<std::uint32_t>(msb::kMaxConfigBytes + 1), 1));
   // A byte order mark does not count.
@@ -163,3 +153,4 @@ TEST(ConfigTree, KeyPaths) {
 }
 
 }  // namespace
+}  // namespace msb_test

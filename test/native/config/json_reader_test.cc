@@ -1,22 +1,15 @@
 // What only the JSON reader has to handle: exact syntax errors, numbers, escapes.
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 #include "config/config_test_util.h"
 
+namespace msb_test {
 namespace {
-
-using msb_test::ConfigError;
-using msb_test::ConfigFormat;
-using msb_test::ConfigNode;
-using msb_test::NodeKind;
-using msb_test::Place;
-using msb_test::place_of;
-using msb_test::tree_error;
-using msb_test::tree_ok;
 
 struct JsonSyntaxCase {
   std::string_view text;
@@ -24,6 +17,17 @@ struct JsonSyntaxCase {
   std::uint32_t column;
   std::string_view expected;
 };
+
+// Each text is refused at its place with its expectation (the error has no key path: the text
+// is not JSON yet).
+template <std::size_t N>
+void expect_json_errors(const JsonSyntaxCase (&cases)[N]) {
+  for (const JsonSyntaxCase& c : cases) {
+    const ConfigError e = tree_error(c.text, ConfigFormat::json);
+    EXPECT_EQ(place_of(e), Place("", c.line, c.column)) << c.text;
+    EXPECT_EQ(e.expected, c.expected) << c.text;
+  }
+}
 
 TEST(ConfigTree, JsonValueKinds) {
   const ConfigNode root = tree_ok(
@@ -76,11 +80,7 @@ TEST(ConfigTree, JsonSyntaxErrorsArePlacedExactly) {
       {"{\"a\": \"open}", 1, 7, "a closing quote for this string"},
       {"[1, 2]\n[3]", 2, 1, "the end of the document"},
   };
-  for (const JsonSyntaxCase& c : cases) {
-    const ConfigError e = tree_error(c.text, ConfigFormat::json);
-    EXPECT_EQ(place_of(e), Place("", c.line, c.column)) << c.text;
-    EXPECT_EQ(e.expected, c.expected) << c.text;
-  }
+  expect_json_errors(cases);
 }
 
 TEST(ConfigTree, JsonNumbersOutOfRangeArePlacedAtTheNumber) {
@@ -111,14 +111,8 @@ TEST(ConfigTree, JsonSyntaxErrorsComeBeforeContentErrors) {
       {"{\"a\": \"\\u0000\", \"b\": tru}", 1, 22, "a value"},
       {"[1e999, 2", 1, 10, "',' or ']'"},
   };
-  for (const JsonSyntaxCase& c : cases) {
-    const ConfigError e = tree_error(c.text, ConfigFormat::json);
-    EXPECT_EQ(place_of(e), Place("", c.line, c.column)) << c.text;
-    EXPECT_EQ(e.expected, c.expected) << c.text;
-  }
-  const ConfigError deep = tree_error(std::string(70, '[') + "x", ConfigFormat::json);
-  EXPECT_EQ(place_of(deep), Place("", 1, 71));
-  EXPECT_EQ(deep.expected, "a value");
+  expect_json_errors(cases);
+  expect_tree_error(std::string(70, '[') + "x", ConfigFormat::json, Place("", 1, 71), "a value");
   // Of several content errors, the first in the document is reported.
   const ConfigError e = tree_error("{\"a\": \"\\u0000\", \"b\": 1, \"b\": 2}", ConfigFormat::json);
   EXPECT_EQ(place_of(e), Place("a", 1, 7));
@@ -167,3 +161,4 @@ TEST(ConfigTree, JsonSyntaxCheckHasNoDepthBound) {
 }
 
 }  // namespace
+}  // namespace msb_test

@@ -10,16 +10,8 @@
 
 #include "config/config_test_util.h"
 
+namespace msb_test {
 namespace {
-
-using msb_test::config_error;
-using msb_test::config_ok;
-using msb_test::ConfigError;
-using msb_test::ConfigFormat;
-using msb_test::kYamlFile;
-using msb_test::Place;
-using msb_test::place_of;
-using msb_test::ProgramConfig;
 
 std::string describe_policy(const msb::ApprovalRule& a, const msb::FilePolicy& p) {
   std::ostringstream out;
@@ -469,3 +461,4 @@ INSTANTIATE_TEST_SUITE_P(Cases, ConfigErrors, ::testing::ValuesIn(kErrorCases),
                          });
 
 }  // namespace
+}  // namespace msb_test

@@ -8,15 +8,8 @@
 
 #include "config/config_test_util.h"
 
+namespace msb_test {
 namespace {
-
-using msb_test::ConfigError;
-using msb_test::Place;
-using msb_test::place_of;
-using msb_test::worker_error;
-using msb_test::worker_ok;
-using msb_test::WorkerDeclaration;
-using msb_test::WorkerSandboxKind;
 
 // =============================================================================================
 // Worker files
@@ -181,3 +174,4 @@ INSTANTIATE_TEST_SUITE_P(Cases, WorkerErrors, ::testing::ValuesIn(kWorkerErrorCa
                          });
 
 }  // namespace
+}  // namespace msb_test

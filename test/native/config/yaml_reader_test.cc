@@ -6,16 +6,8 @@
 
 #include "config/config_test_util.h"
 
+namespace msb_test {
 namespace {
-
-using msb_test::ConfigError;
-using msb_test::ConfigFormat;
-using msb_test::ConfigNode;
-using msb_test::NodeKind;
-using msb_test::Place;
-using msb_test::place_of;
-using msb_test::tree_error;
-using msb_test::tree_ok;
 
 TEST(ConfigTree, YamlPlainScalarsFollowTheCoreSchema) {
   const ConfigNode root = tree_ok(
@@ -64,17 +56,15 @@ TEST(ConfigTree, AnchorsAndAliasesAreRefused) {
 }
 
 TEST(ConfigTree, TagsOtherThanStrAreRefused) {
-  const ConfigError e = tree_error("a:\n  b: !!bool true\n", ConfigFormat::yaml);
-  EXPECT_EQ(place_of(e), Place("a.b", 2, 6));
-  EXPECT_EQ(e.expected, "no tag other than !!str");
+  expect_tree_error("a:\n  b: !!bool true\n", ConfigFormat::yaml, Place("a.b", 2, 6),
+                    "no tag other than !!str");
   EXPECT_EQ(place_of(tree_error("a: !custom x\n", ConfigFormat::yaml)), Place("a", 1, 4));
   EXPECT_EQ(place_of(tree_error("a: !!set {x}\n", ConfigFormat::yaml)), Place("a", 1, 4));
 }
 
 TEST(ConfigTree, OneYamlDocumentOnly) {
-  const ConfigError e = tree_error("a: 1\n---\nb: 2\n", ConfigFormat::yaml);
-  EXPECT_EQ(place_of(e), Place("", 2, 1));
-  EXPECT_EQ(e.expected, "a single YAML document");
+  expect_tree_error("a: 1\n---\nb: 2\n", ConfigFormat::yaml, Place("", 2, 1),
+                    "a single YAML document");
   // yaml-cpp starts a new document where content stops fitting the first one.
   EXPECT_EQ(place_of(tree_error("- a\nb: c\n", ConfigFormat::yaml)), Place("", 2, 1));
   // An explicit end marker with nothing after it is fine.
@@ -82,18 +72,15 @@ TEST(ConfigTree, OneYamlDocumentOnly) {
 }
 
 TEST(ConfigTree, YamlSyntaxErrorsHavePositions) {
-  const ConfigError flow =
-      tree_error("sandbox:\n  mounts: [\n    {source: a}\n", ConfigFormat::yaml);
-  EXPECT_EQ(place_of(flow), Place("", 4, 1));
-  EXPECT_EQ(flow.expected, "valid YAML (end of sequence flow not found)");
+  expect_tree_error("sandbox:\n  mounts: [\n    {source: a}\n", ConfigFormat::yaml, Place("", 4, 1),
+                    "valid YAML (end of sequence flow not found)");
   EXPECT_EQ(place_of(tree_error("a: b: c\n", ConfigFormat::yaml)), Place("", 1, 5));
   EXPECT_EQ(place_of(tree_error("a: [1, 2\nb: 1\n", ConfigFormat::yaml)), Place("", 2, 2));
 }
 
 TEST(ConfigTree, TabIndentationIsReportedAtTheTab) {
-  const ConfigError e = tree_error("sandbox:\n\troot: a\n", ConfigFormat::yaml);
-  EXPECT_EQ(place_of(e), Place("", 2, 1));
-  EXPECT_EQ(e.expected, "spaces, not tabs, for indentation");
+  expect_tree_error("sandbox:\n\troot: a\n", ConfigFormat::yaml, Place("", 2, 1),
+                    "spaces, not tabs, for indentation");
   EXPECT_EQ(place_of(tree_error("a:\n  b: 1\n  \tc: 2\n", ConfigFormat::yaml)), Place("", 3, 3));
   // Tabs elsewhere are fine.
   EXPECT_EQ(tree_ok("a:\t[1,\t2]\n", ConfigFormat::yaml).entries.size(), 1u);
@@ -108,3 +95,4 @@ TEST(ConfigTree, UnclosedYamlQuotesAreErrors) {
 }
 
 }  // namespace
+}  // namespace msb_test

@@ -17,24 +17,10 @@
 #include "fs/sandbox_fixture.h"
 #include "test_util.h"
 
+namespace msb {
 namespace {
 
-using msb::Approval;
-using msb::ApprovalRule;
-using msb::AttachmentPolicy;
-using msb::Errc;
-using msb::Error;
-using msb::FilePolicy;
-using msb::MountSpec;
-using msb::ResolverKind;
-using msb::Sandbox;
-using msb::SandboxOptions;
-using msb_test::code_of;
-using msb_test::host_entry_exists;
-using msb_test::make_symlink;
-using msb_test::read_host;
-using msb_test::tree;
-using msb_test::write_host;
+using namespace msb_test;  // the helpers of test_util.h and sandbox_fixture.h
 namespace fs = std::filesystem;
 
 using Strings = std::vector<std::string>;
@@ -1040,3 +1026,4 @@ TEST_P(FileOpsTest, DevicesAreNeverOpened) {
 }
 
 }  // namespace
+}  // namespace msb

@@ -16,18 +16,9 @@
 #include "fs/sandbox_fixture.h"
 #include "test_util.h"
 
+namespace msb {
 namespace {
-using msb::Errc;
-using msb::MountSpec;
-using msb::ResolverKind;
-using msb::Sandbox;
-using msb::SandboxOptions;
-using msb_test::code_of;
-using msb_test::host_entry_exists;
-using msb_test::make_symlink;
-using msb_test::read_host;
-using msb_test::tree;
-using msb_test::write_host;
+using namespace msb_test;  // the helpers of test_util.h and sandbox_fixture.h
 namespace fs = std::filesystem;
 
 using Strings = std::vector<std::string>;
@@ -901,8 +892,6 @@ TEST_P(SandboxTest, InvalidConfigurationIsRejected) {
   EXPECT_EQ(code_of(Sandbox::create(o)), Errc::invalid_config);
 }
 
-}  // namespace
-
 // ---------------------------------------------------------------------------------------------
 // Non-blocking attempts on the caller's thread (read_now, stat_now, exists_now)
 
@@ -966,3 +955,6 @@ TEST_P(InlineTest, NothingIsAnsweredBeforeTheMountIsPinned) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Resolvers, InlineTest, msb_test::each_resolver());
+
+}  // namespace
+}  // namespace msb
