@@ -23,78 +23,16 @@ namespace {
 using namespace msb_test;  // the helpers of test_util.h and sandbox_fixture.h
 namespace fs = std::filesystem;
 
-using Strings = std::vector<std::string>;
-
-constexpr ApprovalRule kBlockWrites{Approval::blocked, Approval::ask};
-constexpr ApprovalRule kBlockDeletes{Approval::ask, Approval::blocked};
-
 std::string link_text(const fs::path& link) {
   char buf[4096];
   const ssize_t n = ::readlink(link.c_str(), buf, sizeof(buf));
   return n < 0 ? std::string("<none>") : std::string(buf, static_cast<std::size_t>(n));
 }
 
-unsigned mode_of(const fs::path& path) {
-  struct stat st;
-  if (::lstat(path.c_str(), &st) != 0) return 0;
-  return st.st_mode & 07777;
-}
-
-MountSpec mount(const fs::path& source, std::string target, bool readonly,
-                ApprovalRule approval = {}, FilePolicy policy = {}) {
-  return MountSpec{source.string(), std::move(target), readonly, approval, std::move(policy)};
-}
-
-FilePolicy suffixes(std::vector<std::string> allowed, std::vector<std::string> denied = {}) {
-  FilePolicy p;
-  p.allowed_suffixes = std::move(allowed);
-  p.denied_suffixes = std::move(denied);
-  return p;
-}
-
-FilePolicy denying(std::vector<std::string> denied) {
-  FilePolicy p;
-  p.denied_suffixes = std::move(denied);
-  return p;
-}
-
-FilePolicy max_bytes(std::uint64_t n) {
-  FilePolicy p;
-  p.max_file_bytes = n;
-  return p;
-}
-
 std::string text_of(const msb::Result<msb::Bytes>& bytes) {
   if (!bytes.ok()) return "<" + std::string(msb::errc_name(bytes.error().code)) + ">";
   return msb_test::to_string(bytes.value());
 }
-
-template <typename T>
-std::size_t index_of(const msb::Result<T>& result) {
-  return result.ok() ? Error::kNoIndex : result.error().index;
-}
-
-class FileOpsTest : public msb_test::ResolverSandboxTest {
- protected:
-  void SetUp() override {
-    ResolverSandboxTest::SetUp();
-    if (IsSkipped() || HasFatalFailure()) return;
-    data_ = tmp_.path() / "data";
-    ro_ = tmp_.path() / "ro";
-    for (const auto& dir : {data_, ro_}) fs::create_directories(dir);
-  }
-
-  // Root, a writable /data and a read-only /ro.
-  SandboxOptions with_mounts() const {
-    auto o = options();
-    o.mounts.push_back(mount(data_, "/data", false));
-    o.mounts.push_back(mount(ro_, "/ro", true));
-    return o;
-  }
-
-  fs::path data_;
-  fs::path ro_;
-};
 
 INSTANTIATE_TEST_SUITE_P(Resolvers, FileOpsTest, msb_test::each_resolver(),
                          msb_test::resolver_name);

@@ -21,22 +21,6 @@ namespace {
 using namespace msb_test;  // the helpers of test_util.h and sandbox_fixture.h
 namespace fs = std::filesystem;
 
-using Strings = std::vector<std::string>;
-
-msb::Status put(const Sandbox& sb, std::string_view path, std::string_view content) {
-  return sb.write(path, reinterpret_cast<const std::uint8_t*>(content.data()), content.size());
-}
-
-std::string get(const Sandbox& sb, std::string_view path) {
-  auto bytes = sb.read(path);
-  if (!bytes.ok()) return "<" + std::string(msb::errc_name(bytes.error().code)) + ">";
-  return msb_test::to_string(bytes.value());
-}
-
-// Every test runs once per resolver: the kernel's openat2 and the userspace component walk must
-// agree on every answer.
-class SandboxTest : public msb_test::ResolverSandboxTest {};
-
 INSTANTIATE_TEST_SUITE_P(Resolvers, SandboxTest, msb_test::each_resolver(),
                          msb_test::resolver_name);
 
