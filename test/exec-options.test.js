@@ -5,7 +5,10 @@
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { createMountSandbox, SandboxError, InvalidPathError, NotFoundError, SymlinkError, ExecEnforcementError, ExecError } = require('../lib');
+const {
+  createMountSandbox, SandboxError, InvalidPathError, NotFoundError, SymlinkError, ExecEnforcementError,
+  ExecError,
+} = require('../lib');
 const { makeTempDir, removeDir, snapshotTree, write } = require('./helpers');
 const {
   q, IS_ROOT, PROBE, VIEW, seen, run, needs, NODE_OPTIONS, nodeScript, connectScript, countingServer,
