@@ -18,8 +18,9 @@ const SOLUTIONS = {
     '(on macOS or Windows: in a Linux container or VM)',
   build: `build from source on Linux: install the build tools (${BUILD_PACKAGES}, with sudo unless root), ` +
     `then run \`${BUILD_COMMAND}\``,
-  reinstall: 'install the package from the registry or a packed tarball (`npm pack`), which carry ' +
-    'prebuilt binaries for linux-x64 and linux-arm64; a git checkout has none',
+  reinstall: 'install the package from the registry, or a tarball packed with its prebuilt binaries for ' +
+    'linux-x64 and linux-arm64 (`npm run prebuilds && npm pack` in a clone, as root on Debian); a git ' +
+    'checkout and a source-only tarball have none',
   fallback: 'or fall back: call isSupported() first and use another sandbox implementation when it says false',
   external: 'mark mount-sandbox as external in your bundler (esbuild --external:mount-sandbox, ' +
     'Vite/Rollup build.rollupOptions.external, webpack externals) so that it loads from node_modules',

@@ -11,7 +11,8 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cache=${MSB_PREBUILD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mount-sandbox-prebuild}
-mirror=${MSB_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# The Debian archive of this machine's apt configuration (or $MSB_DEBIAN_MIRROR).
+mirror=$("$repo/scripts/debian-mirror.sh")
 jobs=${MSB_PREBUILD_JOBS:-2}
 suite=bullseye
 toolchain=$repo/cmake/bullseye-toolchain.cmake

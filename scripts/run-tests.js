@@ -1,23 +1,33 @@
 'use strict';
 
 // `npm test`: the Jest suites (conformance, security, races, packaging) against the release
-// addon, then the C++ unit tests.
-const { execFileSync } = require('child_process');
+// addon, the contract suite again with the fallback resolver, then the C++ unit tests. Every step
+// runs even when an earlier one fails, so one failure does not hide another; the exit status is
+// the first failing step's, and the last lines name each step that failed.
+const { spawnSync } = require('child_process');
 const path = require('path');
 
 const root = path.join(__dirname, '..');
-const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: 'inherit' });
+const jest = require.resolve('jest/bin/jest');
 
-try {
-  run(process.execPath, [require.resolve('jest/bin/jest')]);
+const steps = [
+  { name: 'jest', args: [jest] },
   // The security and race suites run both resolvers themselves; the contract suite runs again
   // with the fallback resolver as every sandbox's default.
-  execFileSync(process.execPath, [require.resolve('jest/bin/jest'), 'test/conformance.test.js'], {
+  { name: 'jest test/conformance.test.js (walk resolver)', args: [jest, 'test/conformance.test.js'], env: { MOUNT_SANDBOX_RESOLVER: 'walk' } },
+  { name: 'native tests', args: [path.join(__dirname, 'native-tests.js')] },
+];
+
+const failed = [];
+for (const step of steps) {
+  const result = spawnSync(process.execPath, step.args, {
     cwd: root,
     stdio: 'inherit',
-    env: { ...process.env, MOUNT_SANDBOX_RESOLVER: 'walk' },
+    env: { ...process.env, ...step.env },
   });
-  run(process.execPath, [path.join(__dirname, 'native-tests.js')]);
-} catch (err) {
-  process.exitCode = err.status || 1;
+  if (result.status !== 0) failed.push({ name: step.name, status: result.status || 1 });
+}
+if (failed.length > 0) {
+  for (const step of failed) console.error(`npm test: ${step.name} failed (exit ${step.status})`);
+  process.exitCode = failed[0].status;
 }

@@ -10,7 +10,8 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cache=${MSB_PREBUILD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mount-sandbox-prebuild}
-mirror=${MSB_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# The Debian archive of this machine's apt configuration (or $MSB_DEBIAN_MIRROR).
+mirror=$("$repo/scripts/debian-mirror.sh")
 node_major=${MSB_TEST_NODE:-20}
 arch=${1:?usage: test-prebuilds.sh x64|arm64 [jest args...]}
 shift

@@ -132,8 +132,25 @@ async function expectRefusal(dir, fn, ErrorClass, { contents = true, settle } = 
   return err;
 }
 
+// For checks that need a tool the README's set-up does not install (an AppArmor 4 parser, git):
+// `test` where `missing` is null; otherwise a skip that says why, or, with MSB_REQUIRE_TOOLS=1 (as
+// CI sets it), a failing test, so that CI cannot pass by skipping what it is meant to prove.
+function testNeeding(missing) {
+  if (missing === null) return test;
+  if (process.env.MSB_REQUIRE_TOOLS === '1') {
+    return (name) => test(name, () => {
+      throw new Error(`${missing}, and MSB_REQUIRE_TOOLS=1 makes that a failure instead of a skip`);
+    });
+  }
+  return (name, fn, timeout) => {
+    console.warn(`skipped "${name}": ${missing}`);
+    test.skip(`${name} (skipped: ${missing})`, fn, timeout);
+  };
+}
+
 module.exports = {
   RESOLVERS,
+  testNeeding,
   makeTempDir,
   makeTempLayout,
   tempDirEach,

@@ -41,3 +41,27 @@ test('every direct dependency is locked', () => {
     }
   }
 });
+
+// npm locks only the optional packages it installed on the machine that wrote the lockfile; a
+// fresh install elsewhere then adds the other platforms' (rollup's @rollup/rollup-<os>-<cpu>, 584
+// lines once) and leaves the clone dirty. A complete lockfile names every optional dependency of
+// every locked package, wherever npm would place it.
+function lockedFrom(location, name) {
+  let dir = location; // the package's own node_modules, then each enclosing package's, then the top
+  for (;;) {
+    if (lock.packages[dir === '' ? `node_modules/${name}` : `${dir}/node_modules/${name}`] !== undefined) return true;
+    if (dir === '') return false;
+    const parent = dir.lastIndexOf('/node_modules/');
+    dir = parent < 0 ? '' : dir.slice(0, parent);
+  }
+}
+
+test('every optional dependency of every locked package is locked too, for every platform', () => {
+  const missing = [];
+  for (const [location, entry] of Object.entries(lock.packages)) {
+    for (const name of Object.keys(entry.optionalDependencies || {})) {
+      if (!lockedFrom(location, name)) missing.push(`${location || '(root)'} -> ${name}`);
+    }
+  }
+  expect(missing).toEqual([]);
+});

@@ -31,3 +31,57 @@ test('ESM import and CommonJS require give the same classes', () => {
   });
   expect(JSON.parse(out)).toEqual([true, true, 'NOT_FOUND']);
 });
+
+// `npm pack` runs scripts/check-pack.js first (prepack). A copy of the package's manifest and
+// scripts is enough to pack; prebuilds/ holds what each case needs.
+describe('npm pack', () => {
+  const fs = require('fs');
+  const os = require('os');
+  const { spawnSync } = require('child_process');
+  let dir;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'msb-pack-'));
+    for (const file of ['package.json', 'CMakeLists.txt', 'README.md', 'scripts/check-pack.js', 'scripts/check-prebuilds.js', 'scripts/build.js']) {
+      fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+      fs.copyFileSync(path.join(ROOT, file), path.join(dir, file));
+    }
+    for (const sub of ['src', 'binding']) fs.cpSync(path.join(ROOT, sub), path.join(dir, sub), { recursive: true });
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  const pack = (env = {}) => spawnSync('npm', ['pack', '--dry-run', '--json'], {
+    cwd: dir, encoding: 'utf8', env: { ...process.env, MSB_PACK_SOURCE_ONLY: '', ...env },
+  });
+
+  test('refuses without both prebuilt sets, naming what is missing and the override', () => {
+    fs.mkdirSync(path.join(dir, 'prebuilds/linux-x64'), { recursive: true });
+    fs.copyFileSync(path.join(ROOT, 'build/Release/mount_sandbox.node'), path.join(dir, 'prebuilds/linux-x64/mount_sandbox.node'));
+    const result = pack();
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain('prebuilds/linux-x64/msb-launch is missing');
+    expect(result.stderr).toContain('prebuilds/linux-arm64/mount_sandbox.node is missing');
+    expect(result.stderr).toContain('MSB_PACK_SOURCE_ONLY=1');
+    expect(result.stdout).not.toMatch(/"filename"/);
+  });
+
+  test('refuses binaries that are not the prebuilt ones (a local build in their place)', () => {
+    for (const arch of ['x64', 'arm64']) {
+      fs.mkdirSync(path.join(dir, `prebuilds/linux-${arch}`), { recursive: true });
+      for (const name of ['mount_sandbox.node', 'msb-launch']) {
+        fs.copyFileSync(path.join(ROOT, 'build/Release', name), path.join(dir, `prebuilds/linux-${arch}`, name));
+      }
+    }
+    const result = pack();
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toMatch(/check-prebuilds: mount_sandbox\.node \(arm64\) is built for/);
+  });
+
+  test('packs a source-only tarball when asked to, saying what its users must do', () => {
+    const result = pack({ MSB_PACK_SOURCE_ONLY: '1' });
+    expect(result.status).toBe(0);
+    expect(result.stderr).toContain('source-only tarball');
+    const files = JSON.parse(result.stdout)[0].files.map((f) => f.path);
+    expect(files).toContain('src/fs/sandbox.cc');
+    expect(files.filter((f) => f.startsWith('prebuilds/'))).toEqual([]);
+  });
+});
