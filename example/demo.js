@@ -112,11 +112,13 @@ async function programDemo(work) {
   }
 }
 
-// Part three: shell commands confined by the kernel to the same boundaries (sandbox.exec).
+// Part three: shell commands confined by the kernel to the same boundaries (sandbox.exec). They
+// see the sandbox at /workspace and nothing of the host beside it, so every attempt here is made
+// with the paths a command can know: its own, and where the project's neighbours would be.
 async function shellDemo(work, sandbox) {
-  const home = path.join(work, 'home');
-  fs.mkdirSync(path.join(home, '.ssh'), { recursive: true });
-  fs.writeFileSync(path.join(home, '.ssh', 'id_ed25519'), 'PRIVATE KEY\n');
+  // A secret next to the project on the host: `../home` from the sandbox's root.
+  fs.mkdirSync(path.join(work, 'home', '.ssh'), { recursive: true });
+  fs.writeFileSync(path.join(work, 'home', '.ssh', 'id_ed25519'), 'PRIVATE KEY\n');
   const cacheFile = path.join(work, 'cache', 'packages.json');
   const shell = async (label, view, argv, options) => {
     try {
@@ -131,12 +133,13 @@ async function shellDemo(work, sandbox) {
       return null;
     }
   };
-  console.log('\nshell commands (sandbox.exec), confined by the kernel:');
-  const first = await shell('sh -c "ls; head -1 src/app.ts"', sandbox, ['sh', '-c', 'ls; head -1 src/app.ts']);
+  console.log('\nshell commands (sandbox.exec), confined by the kernel; the sandbox is at /workspace:');
+  const first = await shell('sh -c "pwd; ls; head -1 app.ts" in /src', sandbox, ['sh', '-c', 'pwd; ls; head -1 app.ts'], { cwd: '/src' });
   if (first) console.log(`           layers: ${first.enforcement.layers.join(', ')}`);
-  await shell('cat ~/.ssh/id_ed25519 (a secret outside the sandbox)', sandbox, ['cat', path.join(home, '.ssh', 'id_ed25519')]);
-  await shell('write into the read-only /cache source', sandbox, ['sh', '-c', `echo pwned > ${cacheFile}`]);
-  await shell('chmod 666 on the read-only /cache source', sandbox, ['chmod', '666', cacheFile]);
+  await shell('sh -c "echo /*" (the whole root: nothing else of the host)', sandbox, ['sh', '-c', 'echo /*']);
+  await shell('cat ../home/.ssh/id_ed25519 (a secret beside the project on the host)', sandbox, ['cat', '../home/.ssh/id_ed25519']);
+  await shell('write into the read-only /cache', sandbox, ['sh', '-c', 'echo pwned > cache/packages.json']);
+  await shell('chmod 666 on the read-only /cache', sandbox, ['chmod', '666', 'cache/packages.json']);
   await shell('node: TCP connect to 1.1.1.1:80 (network off)', sandbox, [process.execPath, '-e',
     "require('net').connect(80, '1.1.1.1').on('error', (e) => { console.error(e.message); process.exit(1); })"]);
   const reviewer = sandbox.restrict({ restrict: '/src', readonly: true });

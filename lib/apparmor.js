@@ -4,11 +4,8 @@
 // AppArmor profile with the `userns` rule covers it (kernel.apparmor_restrict_unprivileged_userns).
 // Here: the profile that covers msb-launch (apparmor/msb-launch, shipped), whether the restriction
 // applies to this process, and the sentence that tells a user what to run.
-const fs = require('fs');
-const os = require('os');
-const path = require('path');
+const { fs, os, path } = require('./builtins');
 
-const TEMPLATE = path.join(__dirname, '..', 'apparmor', 'msb-launch');
 const PLACEHOLDER = '@MSB_LAUNCH_PATH@';
 const PROFILE_FILE = '/etc/apparmor.d/msb-launch';
 const SYSCTL = 'kernel.apparmor_restrict_unprivileged_userns';
@@ -55,9 +52,10 @@ function quotePath(file) {
 }
 
 // The profile for the launcher at `launcher`, an absolute path with symlinks resolved (AppArmor
-// attaches to the file that is executed, by its real path).
+// attaches to the file that is executed, by its real path). The template ships beside lib/; a
+// bundled copy never gets here (it has no launcher), and may have no __dirname at all.
 function profileFor(launcher) {
-  const template = fs.readFileSync(TEMPLATE, 'utf8');
+  const template = fs.readFileSync(path.join(__dirname, '..', 'apparmor', 'msb-launch'), 'utf8');
   return template.split(PLACEHOLDER).join(quotePath(launcher));
 }
 

@@ -5,7 +5,7 @@
 // not silently leave a mount writable. The config is first copied into plain own data
 // (lib/plain.js): nothing is read from a prototype, a getter is refused, and what the addon
 // receives is exactly what was validated, in null-prototype records.
-const path = require('path');
+const { path } = require('./builtins');
 const { SandboxConfigError } = require('./errors');
 const { plainData, record } = require('./plain');
 const { addon } = require('./native');

@@ -3,6 +3,7 @@
 // The facade's side of the error classes: building them from the addon's codes and the
 // guidance they carry. The classes themselves are in sandbox-errors.js.
 const classes = require('./sandbox-errors');
+const { path: nodePath } = require('./builtins');
 const { isWithin } = require('./paths');
 
 const INVALID_PATH_TEXT = {
@@ -40,7 +41,7 @@ function readablePathsOf({ root, mounts }) {
 
 // The mount (or root) whose rules apply to a virtual path, found lexically.
 function rulesFor(config, path) {
-  const normal = require('path').posix.normalize(path);
+  const normal = nodePath.posix.normalize(path);
   let best = null;
   for (const m of config.mounts) {
     if (isWithin(normal, m.target) && (!best || m.target.length > best.target.length)) {

@@ -2,7 +2,7 @@
 
 // The notes sandbox.exec() appends to a failed command's stderr, so that a model reading it learns
 // why: the network is off, or it wrote where the sandbox does not let it.
-const path = require('path');
+const { path } = require('./builtins');
 const { viewPath } = require('./exec-view');
 
 const PERMISSION_PATTERN = /Permission denied|Operation not permitted|Read-only file system|\bE(?:ACCES|PERM|ROFS)\b/;

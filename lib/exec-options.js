@@ -2,7 +2,7 @@
 
 // sandbox.exec()'s arguments, checked before anything is created or run: argv and the options
 // object with its defaults and bounds.
-const path = require('path');
+const { path } = require('./builtins');
 const { plainData } = require('./plain');
 const { SYSTEM_PATHS } = require('./exec-view');
 const { isWithin } = require('./paths');

@@ -3,8 +3,7 @@
 // The command's view of the host for sandbox.exec(): which host paths it may read or write and
 // where each appears in the root the launcher builds (the sandbox under its workspace, system
 // directories at their own paths), its working directory, and the policy msb-launch receives.
-const fs = require('fs');
-const path = require('path');
+const { fs, path } = require('./builtins');
 const { ExecError } = require('./errors');
 const { isWithin } = require('./paths');
 

@@ -4,10 +4,7 @@
 // is built here from the sandbox's mount table and applied by msb-launch (src/launcher/launcher_main.cc)
 // to itself before it execs the program: Landlock, seccomp and, where the kernel allows, user,
 // mount and PID namespaces. Node's own threads are never restricted.
-const { spawn } = require('child_process');
-const fs = require('fs');
-const os = require('os');
-const path = require('path');
+const { childProcess: { spawn }, fs, os, path } = require('./builtins');
 const { launcherPath } = require('./launcher');
 const { ExecEnforcementError, ExecError, UnsupportedPlatformError } = require('./errors');
 const { protectedFiles } = require('./protected');

@@ -17,8 +17,7 @@
 // A name that does not exist cannot be bound. Of those git would follow, `commondir` (git then
 // reads config and hooks from the directory it names) and `config.worktree` are listed in
 // `absent`; removePlanted deletes them after the command has ended.
-const fs = require('fs');
-const path = require('path');
+const { fs, path } = require('./builtins');
 const { ExecError } = require('./errors');
 const { isWithin } = require('./paths');
 

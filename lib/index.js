@@ -1,11 +1,12 @@
 'use strict';
 
-const { isSharedArrayBuffer } = require('util').types;
+const { util } = require('./builtins');
 const { addon, isSupported } = require('./native');
 const errors = require('./errors');
 const publicErrors = require('./sandbox-errors');
 const { normalizeConfig, approvalRule, DEFAULT_MAX_READ_BYTES } = require('./config');
 
+const { isSharedArrayBuffer } = util.types;
 const { errorFromCode, invalidPath, writablePathsOf, readablePathsOf } = errors;
 const { readAttachments, DEFAULT_ATTACHMENT_POLICY } = require('./attachments');
 const program = require('./program');

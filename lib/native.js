@@ -4,8 +4,7 @@
 // isSupported() work on every platform. Order: MOUNT_SANDBOX_ADDON (the sanitizer build uses it),
 // then a local build in build/Release/ (a developer's rebuild wins), then the prebuilt binary in
 // prebuilds/<platform>-<arch>/.
-const fs = require('fs');
-const path = require('path');
+const { fs, path } = require('./builtins');
 const { UnsupportedPlatformError } = require('./sandbox-errors');
 const { execBlockedReason } = require('./apparmor');
 

@@ -3,8 +3,7 @@
 // Program configuration files and .worker declarations. Parsing and validation are native (the
 // core's one typed model); this file finds and reads the files, and turns the model into
 // sandboxes with golem-forge's call_worker rules.
-const fs = require('fs');
-const path = require('path');
+const { fs, path } = require('./builtins');
 const { addon } = require('./native');
 const { addProtectedFiles } = require('./protected');
 const { plainData, record } = require('./plain');

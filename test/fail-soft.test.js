@@ -6,7 +6,7 @@
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { execFileSync } = require('child_process');
+const { execFileSync, spawnSync } = require('child_process');
 
 const ROOT = path.join(__dirname, '..');
 
@@ -165,21 +165,55 @@ test('createTestSandbox rejects without leaving a temp directory', () => {
   expect(fs.readdirSync(tmp)).toEqual([]);
 });
 
-test('a bundled copy says to mark mount-sandbox as external', () => {
-  const esbuild = require('esbuild');
-  const outfile = path.join(scratch, 'bundled', 'app.js');
-  esbuild.buildSync({
-    stdin: { contents: "module.exports = require('mount-sandbox');", resolveDir: ROOT },
+// A consumer bundled whole with esbuild for Node, in each output format. The ESM output turns the
+// package's require() calls into a shim that throws 'Dynamic require of "fs" is not supported', so
+// the bundle runs as a file (`node -e` would lend it a global require).
+const CJS_CONSUMER = "const ms = require('mount-sandbox');";
+const ESM_CONSUMER = "import * as ms from 'mount-sandbox';";
+// Node 20 before 20.16 (and 22 before 22.3) has no process.getBuiltinModule().
+const FAKE_OLD_NODE = 'delete process.getBuiltinModule;';
+
+function bundle(name, format, consumer) {
+  const outfile = path.join(scratch, 'bundled', `${name}.${format === 'esm' ? 'mjs' : 'cjs'}`);
+  require('esbuild').buildSync({
+    stdin: { contents: PROBE.replace(CJS_CONSUMER, consumer), resolveDir: ROOT },
     bundle: true,
     platform: 'node',
+    format,
     outfile,
     logLevel: 'silent',
   });
-  const script = PROBE.replace("require('mount-sandbox')", `require(${JSON.stringify(outfile)})`);
-  const result = probe(scratch, [], script);
+  return outfile;
+}
+
+test.each([
+  ['cjs', 'CommonJS', CJS_CONSUMER],
+  ['cjs', 'ESM', ESM_CONSUMER],
+  ['esm', 'CommonJS', CJS_CONSUMER],
+  ['esm', 'ESM', ESM_CONSUMER],
+])('a bundled copy (--format=%s, %s consumer) imports and says to mark mount-sandbox as external', (format, kind, consumer) => {
+  const outfile = bundle(`${format}-${kind}`, format, consumer);
+  const result = JSON.parse(execFileSync(process.execPath, [outfile], { cwd: scratch, encoding: 'utf8', env: ENV }));
   expectUnsupported(result);
-  expect(result.reason).toContain('bundled');
-  expect(result.message).toContain('external');
+  expect(result.reason).toBe('it was bundled, so its native binaries are not beside it');
+  expect(result.message).toContain('mark mount-sandbox as external');
+});
+
+test('without process.getBuiltinModule an ESM bundle fails at import; the CommonJS one still fails soft', () => {
+  const old = preload('old-node', FAKE_OLD_NODE);
+  const esm = spawnSync(process.execPath, [...old, bundle('old-esm', 'esm', ESM_CONSUMER)], { cwd: scratch, encoding: 'utf8', env: ENV });
+  expect(esm.status).toBe(1);
+  expect(esm.stdout).toBe('');
+  expect(esm.stderr).toContain('Error: Dynamic require of "child_process" is not supported');
+  const cjs = execFileSync(process.execPath, [...old, bundle('old-cjs', 'cjs', ESM_CONSUMER)], { cwd: scratch, encoding: 'utf8', env: ENV });
+  expect(JSON.parse(cjs).reason).toBe('it was bundled, so its native binaries are not beside it');
+});
+
+test('without process.getBuiltinModule the package itself takes the built-ins from require()', () => {
+  const script = `const ms = require('mount-sandbox');
+    ms.createTestSandbox().then(async (s) => { await s.write('/a', 'x'); console.log(typeof process.getBuiltinModule, await s.read('/a')); });`;
+  const out = execFileSync(process.execPath, [...preload('old-node', FAKE_OLD_NODE), '-e', script], { cwd: ROOT, encoding: 'utf8', env: ENV });
+  expect(out).toBe('undefined x\n');
 });
 
 test('an addon without its exec launcher: files work, exec says what is missing', () => {

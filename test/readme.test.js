@@ -4,6 +4,14 @@
 // directory where 'mount-sandbox' resolves to this package, shell in a clone of the repository
 // (the README's own setting for its commands), YAML as a program config file. A block the test
 // cannot run carries `<!-- not run by test/readme.test.js: reason -->` on the line before it.
+//
+// A JavaScript block whose info string names a test runner after the language, ```js jest or
+// ```js vitest, is a test file for that runner: it runs under the real runner from this
+// repository's node_modules, alone in a temp project of its own (where 'mount-sandbox' resolves
+// to this package), with a config written there (so nothing of this repository's Jest config
+// applies), its own cache directory and TMPDIR; the runner must report every test passed, and at
+// least one. A Jest block is a CommonJS file using Jest's globals; a Vitest block an ES module
+// importing from 'vitest'.
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
@@ -14,6 +22,8 @@ const ROOT = path.join(__dirname, '..');
 const NOT_RUN = /^<!-- not run by test\/readme\.test\.js: (.+) -->$/;
 const MAX_NOT_RUN = 4;
 const PROSE = new Set(['', 'text']); // directory layouts and the like
+const JEST = require.resolve('jest/bin/jest');
+const VITEST = path.join(path.dirname(require.resolve('vitest/package.json')), 'vitest.mjs');
 
 jest.setTimeout(60000);
 
@@ -21,12 +31,18 @@ function readmeBlocks() {
   const lines = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8').split('\n');
   const blocks = [];
   for (let i = 0; i < lines.length; i++) {
-    const open = /^```(\S*)/.exec(lines[i]);
+    const open = /^```(\S*)(?: +(\S+))?$/.exec(lines[i]);
     if (!open) continue;
     const end = lines.indexOf('```', i + 1);
     if (end < 0) throw new Error(`README.md:${i + 1}: unclosed code block`);
     const marker = NOT_RUN.exec(lines[i - 1] || '');
-    blocks.push({ lang: open[1], line: i + 1, code: lines.slice(i + 1, end).join('\n') + '\n', notRun: marker && marker[1] });
+    blocks.push({
+      lang: open[1],
+      runner: open[2] || null,
+      line: i + 1,
+      code: lines.slice(i + 1, end).join('\n') + '\n',
+      notRun: marker && marker[1],
+    });
     i = end;
   }
   return blocks;
@@ -34,7 +50,8 @@ function readmeBlocks() {
 
 const blocks = readmeBlocks();
 const runnable = blocks.filter((b) => !b.notRun && !PROSE.has(b.lang));
-const named = (lang) => runnable.filter((b) => b.lang === lang).map((b) => [`README.md:${b.line}`, b]);
+const named = (lang, runner = null) =>
+  runnable.filter((b) => b.lang === lang && b.runner === runner).map((b) => [`README.md:${b.line}`, b]);
 
 let scratch;
 beforeAll(() => {
@@ -49,9 +66,12 @@ function freshDir(block) {
 test('every block is run, or says why not (and few say so)', () => {
   const notRun = blocks.filter((b) => b.notRun);
   expect(notRun.length).toBeLessThanOrEqual(MAX_NOT_RUN);
-  const unknown = runnable.filter((b) => !['js', 'sh', 'yaml'].includes(b.lang));
-  expect(unknown.map((b) => `README.md:${b.line} (${b.lang})`)).toEqual([]);
+  const known = (b) => (b.lang === 'js' ? [null, 'jest', 'vitest'] : b.lang === 'sh' || b.lang === 'yaml' ? [null] : []).includes(b.runner);
+  const unknown = runnable.filter((b) => !known(b));
+  expect(unknown.map((b) => `README.md:${b.line} (${[b.lang, b.runner].filter(Boolean).join(' ')})`)).toEqual([]);
   expect(named('js').length).toBeGreaterThanOrEqual(5);
+  expect(named('js', 'jest').length).toBeGreaterThanOrEqual(1);
+  expect(named('js', 'vitest').length).toBeGreaterThanOrEqual(1);
   expect(named('sh').length).toBeGreaterThanOrEqual(1);
 });
 
@@ -63,6 +83,73 @@ test.each(named('js'))('%s runs as an ES module in an empty directory', (_, bloc
   fs.writeFileSync(file, block.code);
   const result = spawnSync(process.execPath, [file], { cwd: dir, encoding: 'utf8', timeout: 45000 });
   expect(result.stderr).toBe('');
+  expect(result.status).toBe(0);
+});
+
+// The runner's command line for a test file in `dir`, writing its JSON report to `report`. Jest
+// keeps its defaults (babel-jest included) but for where it looks and where it caches.
+const RUNNERS = {
+  jest: (dir, report) => ({
+    file: 'readme.test.js',
+    args: [
+      JEST,
+      '--config',
+      JSON.stringify({
+        rootDir: dir,
+        testMatch: ['<rootDir>/readme.test.js'],
+        cacheDirectory: path.join(dir, 'jest-cache'),
+        watchman: false,
+      }),
+      '--ci',
+      '--runInBand',
+      '--json',
+      `--outputFile=${report}`,
+    ],
+  }),
+  vitest: (dir, report) => {
+    const config = path.join(dir, 'vitest.config.mjs');
+    fs.writeFileSync(config, "export default { cacheDir: 'vite-cache', test: { include: ['readme.test.mjs'] } };\n");
+    return {
+      file: 'readme.test.mjs',
+      args: [VITEST, 'run', '--root', dir, '--config', config, '--reporter=json', `--outputFile=${report}`],
+      links: ['vitest'], // its test file imports from 'vitest'
+    };
+  },
+};
+
+const testFiles = [...named('js', 'jest'), ...named('js', 'vitest')].map(([name, b]) => [name, b.runner, b]);
+
+test.each(testFiles)('%s passes as a test file under real %s', (_, runner, block) => {
+  const dir = freshDir(block);
+  const tmp = path.join(dir, 'tmp');
+  const report = path.join(dir, 'report.json');
+  fs.mkdirSync(tmp);
+  fs.mkdirSync(path.join(dir, 'node_modules'));
+  fs.writeFileSync(path.join(dir, 'package.json'), '{ "name": "readme-example", "private": true }\n');
+  fs.symlinkSync(ROOT, path.join(dir, 'node_modules', 'mount-sandbox'));
+  const { file, args, links = [] } = RUNNERS[runner](dir, report);
+  for (const name of links) fs.symlinkSync(path.join(ROOT, 'node_modules', name), path.join(dir, 'node_modules', name));
+  fs.writeFileSync(path.join(dir, file), block.code);
+  const result = spawnSync(process.execPath, args, {
+    cwd: dir,
+    encoding: 'utf8',
+    timeout: 45000,
+    env: { ...process.env, TMPDIR: tmp, CI: 'true', NO_COLOR: '1' },
+  });
+  const output = `exit ${result.status}:\n${result.stdout}\n${result.stderr}`;
+  if (!fs.existsSync(report)) throw new Error(`no report from ${runner}, ${output}`);
+  const r = JSON.parse(fs.readFileSync(report, 'utf8'));
+  const counts = {
+    suites: r.numTotalTestSuites,
+    failedSuites: r.numFailedTestSuites,
+    failed: r.numFailedTests,
+    notPassed: r.numTotalTests - r.numPassedTests,
+  };
+  if (counts.failed + counts.failedSuites + counts.notPassed > 0 || result.status !== 0) {
+    throw new Error(`${output}\nreport: ${JSON.stringify(r.testResults.map((t) => t.message), null, 2)}`);
+  }
+  expect(counts).toEqual({ suites: 1, failedSuites: 0, failed: 0, notPassed: 0 });
+  expect(r.numPassedTests).toBeGreaterThanOrEqual(1);
   expect(result.status).toBe(0);
 });
 
