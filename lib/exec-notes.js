@@ -4,6 +4,7 @@
 // why: the network is off, or it wrote where the sandbox does not let it.
 const { path } = require('./builtins');
 const { viewPath } = require('./exec-view');
+const { isWithin } = require('./paths');
 
 const PERMISSION_PATTERN = /Permission denied|Operation not permitted|Read-only file system|\bE(?:ACCES|PERM|ROFS)\b/;
 // Socket calls refused with the network off: "connect EACCES" (Node), "socket: Permission
@@ -22,14 +23,27 @@ function shownPath(sandbox, virtual, cwd, view) {
   return view ? `${shown} (${way} from the working directory)` : `${virtual} (${way} from the working directory)`;
 }
 
+// The read-only mounts inside a writable place: a note that named only the writable place would
+// send the command back to write where it was just refused.
+function readOnlyInside(sandbox, writable) {
+  const closed = (m) => m.readonly || m.approval.write === 'blocked';
+  return sandbox.describe().mounts
+    .filter((m) => closed(m) && writable.some((p) => p !== m.target && isWithin(m.target, p)))
+    .map((m) => m.target)
+    .sort();
+}
+
 function writableNote(sandbox, cwd, view) {
-  const places = sandbox.writablePaths().map((p) => shownPath(sandbox, p, cwd, view));
+  const writable = sandbox.writablePaths();
+  const places = writable.map((p) => shownPath(sandbox, p, cwd, view));
   const where = view ? `the sandbox is at ${view.workspace}, ` : '';
   const tmp = view ? '/tmp' : 'its temporary directory ($TMPDIR)';
   if (places.length === 0) {
     return `Note: this command runs in a read-only sandbox: ${where}it can read only the sandbox and system directories, and write only to ${tmp}.`;
   }
-  return `Note: this command runs in a sandbox: ${where}it can read only the sandbox and system directories, and write only to ${places.join(', ')} and ${tmp}.`;
+  const closed = readOnlyInside(sandbox, writable).map((p) => shownPath(sandbox, p, cwd, view));
+  const except = closed.length === 0 ? '' : `, but not to ${closed.join(', ')}, which ${closed.length === 1 ? 'is' : 'are'} read-only`;
+  return `Note: this command runs in a sandbox: ${where}it can read only the sandbox and system directories, and write only to ${places.join(', ')} and ${tmp}${except}.`;
 }
 
 // In its own network namespace the command's 127.0.0.1 is its own: the host's services refuse.
