@@ -2,7 +2,9 @@
 
 // Every code block in README.md runs as written: JavaScript as a module file in an empty
 // directory where 'mount-sandbox' resolves to this package, shell in a clone of the repository
-// (the README's own setting for its commands), YAML as a program config file. A block the test
+// (the README's own setting for its commands), YAML as a program config file. TypeScript is code
+// for golem-forge: each block is one of the files of test/golem-forge/src, which
+// test/golem-forge.test.js typechecks against golem-forge's types and runs. A block the test
 // cannot run carries `<!-- not run by test/readme.test.js: reason -->` on the line before it.
 const fs = require('fs');
 const os = require('os');
@@ -14,6 +16,7 @@ const ROOT = path.join(__dirname, '..');
 const NOT_RUN = /^<!-- not run by test\/readme\.test\.js: (.+) -->$/;
 const MAX_NOT_RUN = 4;
 const PROSE = new Set(['', 'text']); // directory layouts and the like
+const GOLEM_FORGE_SRC = path.join(__dirname, 'golem-forge', 'src');
 
 jest.setTimeout(60000);
 
@@ -49,10 +52,28 @@ function freshDir(block) {
 test('every block is run, or says why not (and few say so)', () => {
   const notRun = blocks.filter((b) => b.notRun);
   expect(notRun.length).toBeLessThanOrEqual(MAX_NOT_RUN);
-  const unknown = runnable.filter((b) => !['js', 'sh', 'yaml'].includes(b.lang));
+  const unknown = runnable.filter((b) => !['js', 'sh', 'yaml', 'ts'].includes(b.lang));
   expect(unknown.map((b) => `README.md:${b.line} (${b.lang})`)).toEqual([]);
   expect(named('js').length).toBeGreaterThanOrEqual(5);
   expect(named('sh').length).toBeGreaterThanOrEqual(1);
+  expect(named('ts').length).toBeGreaterThanOrEqual(2);
+});
+
+// The .ts files (not declarations) under test/golem-forge/src.
+function golemForgeFiles(dir = GOLEM_FORGE_SRC) {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory()) return golemForgeFiles(file);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') ? [file] : [];
+  });
+}
+
+// The first line names the golem-forge file; the rest must match to the character.
+test.each(named('ts'))('%s is a file of test/golem-forge/src, as test/golem-forge.test.js checks it', (_, block) => {
+  const firstLine = (text) => text.slice(0, text.indexOf('\n'));
+  const file = golemForgeFiles().find((f) => firstLine(fs.readFileSync(f, 'utf8')) === firstLine(block.code));
+  expect(file && path.relative(ROOT, file)).toEqual(expect.any(String));
+  expect(block.code).toBe(fs.readFileSync(file, 'utf8'));
 });
 
 test.each(named('js'))('%s runs as an ES module in an empty directory', (_, block) => {
