@@ -2,7 +2,9 @@
 
 // Every code block in README.md runs as written: JavaScript as a module file in an empty
 // directory where 'mount-sandbox' resolves to this package, shell in a clone of the repository
-// (the README's own setting for its commands), YAML as a program config file. A block the test
+// (the README's own setting for its commands), YAML as a program config file. TypeScript is code
+// for golem-forge: each block is one of the files of test/golem-forge/src, which
+// test/golem-forge.test.js typechecks against golem-forge's types and runs. A block the test
 // cannot run carries `<!-- not run by test/readme.test.js: reason -->` on the line before it.
 //
 // A JavaScript block whose info string names a test runner after the language, ```js jest or
@@ -24,6 +26,7 @@ const MAX_NOT_RUN = 4;
 const PROSE = new Set(['', 'text']); // directory layouts and the like
 const JEST = require.resolve('jest/bin/jest');
 const VITEST = path.join(path.dirname(require.resolve('vitest/package.json')), 'vitest.mjs');
+const GOLEM_FORGE_SRC = path.join(__dirname, 'golem-forge', 'src');
 
 jest.setTimeout(60000);
 
@@ -66,13 +69,31 @@ function freshDir(block) {
 test('every block is run, or says why not (and few say so)', () => {
   const notRun = blocks.filter((b) => b.notRun);
   expect(notRun.length).toBeLessThanOrEqual(MAX_NOT_RUN);
-  const known = (b) => (b.lang === 'js' ? [null, 'jest', 'vitest'] : b.lang === 'sh' || b.lang === 'yaml' ? [null] : []).includes(b.runner);
+  const known = (b) => (b.lang === 'js' ? [null, 'jest', 'vitest'] : ['sh', 'yaml', 'ts'].includes(b.lang) ? [null] : []).includes(b.runner);
   const unknown = runnable.filter((b) => !known(b));
   expect(unknown.map((b) => `README.md:${b.line} (${[b.lang, b.runner].filter(Boolean).join(' ')})`)).toEqual([]);
   expect(named('js').length).toBeGreaterThanOrEqual(5);
   expect(named('js', 'jest').length).toBeGreaterThanOrEqual(1);
   expect(named('js', 'vitest').length).toBeGreaterThanOrEqual(1);
   expect(named('sh').length).toBeGreaterThanOrEqual(1);
+  expect(named('ts').length).toBeGreaterThanOrEqual(2);
+});
+
+// The .ts files (not declarations) under test/golem-forge/src.
+function golemForgeFiles(dir = GOLEM_FORGE_SRC) {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory()) return golemForgeFiles(file);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') ? [file] : [];
+  });
+}
+
+// The first line names the golem-forge file; the rest must match to the character.
+test.each(named('ts'))('%s is a file of test/golem-forge/src, as test/golem-forge.test.js checks it', (_, block) => {
+  const firstLine = (text) => text.slice(0, text.indexOf('\n'));
+  const file = golemForgeFiles().find((f) => firstLine(fs.readFileSync(f, 'utf8')) === firstLine(block.code));
+  expect(file && path.relative(ROOT, file)).toEqual(expect.any(String));
+  expect(block.code).toBe(fs.readFileSync(file, 'utf8'));
 });
 
 test.each(named('js'))('%s runs as an ES module in an empty directory', (_, block) => {
