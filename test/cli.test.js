@@ -199,6 +199,17 @@ describe('explain', () => {
     expect(verdict(notes.stdout, 'read')).toContain('refused (SUFFIX_NOT_ALLOWED)');
   });
 
+  test('a delete refused by a read-only worker says delete, not write', () => {
+    const dir = project();
+    const worker = path.join(base, 'reviewer.worker');
+    write(worker, '---\nname: reviewer\nsandbox:\n  restrict: /src\n  readonly: true\n---\n');
+    const { code, stdout } = run(['explain', '/a.ts', '--config', dir, '--worker', worker]);
+    expect(code).toBe(0);
+    expect(verdict(stdout, 'write')).toContain('refused (READ_ONLY): Cannot write to /a.ts: this location is read-only.');
+    expect(verdict(stdout, 'delete')).toContain('refused (READ_ONLY): Cannot delete /a.ts: this location is read-only.');
+    expect(verdict(stdout, 'delete')).not.toContain('write');
+  });
+
   test('a pure-function worker gets no file access', () => {
     const dir = project();
     const worker = path.join(base, 'pure.worker');
