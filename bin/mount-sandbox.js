@@ -18,17 +18,22 @@ const WORKER_OPTION = '  --worker file       answer for the narrower sandbox thi
 
 const COMMANDS = {
   check: {
-    synopsis: 'mount-sandbox check [dir]',
-    summary: 'Validate the program config found from dir upward and print its mount table.',
-    help: `Find golem-forge.config.yaml, .yml or .json in dir (default: the current directory) or the
-nearest directory above it, validate it and print the effective mount table: each mount's
-virtual target, host source, ro/rw, approvals and policies, marking sources that do not exist
-yet. Says so when the config has no sandbox section (no file access).
+    synopsis: 'mount-sandbox check [dir | --config dir|file]',
+    takes: ['--config'],
+    summary: 'Validate the program config and print its mount table.',
+    help: `Validate the program config --config names (a dir argument, kept for older scripts, is
+the same as --config dir: give one or the other) and print the effective mount table: each
+mount's virtual target, host source, ro/rw, approvals and policies, marking sources that do not
+exist yet. Says so when the config has no sandbox section (no file access).
+
+Options:
+${CONFIG_OPTION}
 
 Exit status: 0 valid; 1 invalid (file:line:column: keyPath: expected ...); 2 usage error.`,
   },
   explain: {
     synopsis: 'mount-sandbox explain <virtual-path> [--config dir|file] [--worker file]',
+    takes: ['--config', '--worker'],
     summary: 'Say how a virtual path resolves and which rule allows or refuses each operation.',
     help: `Say where a virtual path such as /src/app.ts resolves on the host, which mount's rules
 apply, and for read, write and delete whether the sandbox allows it (with the approval) or
@@ -43,6 +48,7 @@ Exit status: 0 explained; 1 invalid config or worker file; 2 usage error.`,
   },
   exec: {
     synopsis: 'mount-sandbox exec [options] -- command [args...]',
+    takes: ['--config', '--worker', '--cwd', '--timeout', '--network', '--allow-weaker', '--verbose'],
     summary: 'Run a command confined by the kernel to the sandbox, as sandbox.exec() does.',
     help: `Run a command confined by the kernel to the program's sandbox (or a worker's narrower
 one), as sandbox.exec() does: it can read and write only what the sandbox allows, and has no
@@ -62,6 +68,7 @@ refuses to run it; 2 usage error.`,
   },
   apparmor: {
     synopsis: 'mount-sandbox apparmor',
+    takes: [],
     summary: 'Print the AppArmor profile that lets exec\'s launcher create user namespaces (Ubuntu 24.04).',
     help: `Print on stdout the AppArmor profile that allows msb-launch, the program exec runs first,
 to create user namespaces where ${apparmor.SYSCTL} is 1 (Ubuntu 23.10 and
@@ -84,13 +91,24 @@ const commandHelp = (name) => `Usage: ${COMMANDS[name].synopsis}\n\n${COMMANDS[n
 
 class UsageError extends Error {}
 
-const VALUE_FLAGS = ['--worker', '--config', '--cwd', '--timeout'];
-const BOOLEAN_FLAGS = { '--network': 'network', '--allow-weaker': 'allowWeaker', '--verbose': 'verbose' };
+// The options that take a value, and those that are switches; each command takes only those its
+// COMMANDS entry lists.
+const VALUE_OPTIONS = ['--config', '--worker', '--cwd', '--timeout'];
+const SWITCHES = ['--network', '--allow-weaker', '--verbose'];
 
+// { positional, options, command, problem }: options by name ('--config': 'dir'), `command` what
+// follows `--`, `problem` the first usage error found (reported once the command is known, so
+// that the usage printed is that command's).
 function parseArgs(argv) {
   const positional = [];
+  const options = {};
   const flags = {};
   let command = null;
+  let problem = null;
+  const set = (name, value) => {
+    if (Object.hasOwn(options, name)) problem ??= `${name} given twice`;
+    options[name] = value;
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--') {
@@ -99,14 +117,41 @@ function parseArgs(argv) {
     }
     if (arg === '--help' || arg === '-h') flags.help = true;
     else if (arg === '--version' || arg === '-V') flags.version = true;
-    else if (BOOLEAN_FLAGS[arg]) flags[BOOLEAN_FLAGS[arg]] = true;
-    else if (VALUE_FLAGS.includes(arg)) {
-      if (i + 1 >= argv.length) throw new UsageError(`${arg} needs a value`);
-      flags[arg.slice(2)] = argv[++i];
-    } else if (arg.startsWith('--')) throw new UsageError(`unknown option ${arg}`);
+    else if (SWITCHES.includes(arg)) set(arg, true);
+    else if (VALUE_OPTIONS.includes(arg)) {
+      const value = argv[i + 1];
+      // "--config --verbose" is a forgotten value, not a config named --verbose.
+      if (value === undefined || value.startsWith('--')) problem ??= `${arg} needs a value`;
+      else set(arg, value);
+      i++;
+    } else if (arg.startsWith('-') && arg !== '-') problem ??= `unknown option ${arg}`;
     else positional.push(arg);
   }
-  return { positional, flags, command };
+  return { positional, options, flags, command, problem };
+}
+
+// Each command's arguments: only its own options, its positional arguments, `--` for exec alone.
+function checkArgs(name, args) {
+  const { takes } = COMMANDS[name];
+  for (const option of Object.keys(args.options)) {
+    if (!takes.includes(option)) throw new UsageError(`${name} does not take ${option}`);
+  }
+  const extra = args.positional.slice(1);
+  if (name !== 'exec' && args.command !== null) throw new UsageError(`${name} runs no command: -- is for exec`);
+  if (name === 'check') {
+    if (extra.length > 1) throw new UsageError(`check takes at most one directory, got ${extra.length}`);
+    if (extra.length === 1 && args.options['--config'] !== undefined) {
+      throw new UsageError('check takes the config as a directory argument or as --config, not both');
+    }
+  } else if (name === 'explain') {
+    if (extra.length === 0) throw new UsageError('explain needs a virtual path, such as /src/app.ts');
+    if (extra.length > 1) throw new UsageError(`explain takes one virtual path, got ${extra.length}`);
+  } else if (name === 'exec') {
+    if (extra.length > 0) throw new UsageError(`exec takes its command after --: ${COMMANDS.exec.synopsis}`);
+    if (!args.command || args.command.length === 0) throw new UsageError('exec needs a command after --');
+  } else if (extra.length > 0) {
+    throw new UsageError(`${name} takes no arguments`);
+  }
 }
 
 async function loadConfig(where) {
@@ -152,7 +197,7 @@ function printTable(out, rows) {
 }
 
 async function check(args) {
-  const config = await loadConfig(args.positional[1]);
+  const config = await loadConfig(args.positional[1] ?? args.options['--config']);
   const out = [`config: ${config.file}`, `delegation: maxDepth ${config.delegation.maxDepth}`];
   if (config.sandbox === null) {
     out.push('sandbox: none (no sandbox section: workers get no file access)');
@@ -214,12 +259,11 @@ function protectionVerdict(sandbox, host) {
 
 async function explain(args) {
   const p = args.positional[1];
-  if (!p) throw new UsageError('explain needs a virtual path, such as /src/app.ts');
   const { config, sandbox, worker } = await sandboxOf(args);
   const out = [`config: ${config.file}`];
   if (worker) out.push(`worker: ${worker.name ?? path.basename(worker.file)} (sandbox: ${worker.sandbox.kind})`);
   if (sandbox === null) {
-    out.push(`${p}: no sandbox, so no file access (${args.flags.worker ? 'the worker is a pure function' : 'the config has no sandbox section'})`);
+    out.push(`${p}: no sandbox, so no file access (${args.options['--worker'] !== undefined ? 'the worker is a pure function' : 'the config has no sandbox section'})`);
     return out;
   }
   out.push(`path: ${p}`);
@@ -244,26 +288,27 @@ async function explain(args) {
 // the worker's narrower one, from a worker file no command could have written. explain and exec
 // answer for this same sandbox.
 async function sandboxOf(args) {
-  const config = await loadConfig(args.flags.config);
-  if (args.flags.worker && !fs.existsSync(args.flags.worker)) {
-    throw new UsageError(`${path.resolve(args.flags.worker)} does not exist`);
+  const config = await loadConfig(args.options['--config']);
+  const workerFile = args.options['--worker'];
+  if (workerFile !== undefined && !fs.existsSync(workerFile)) {
+    throw new UsageError(`${path.resolve(workerFile)} does not exist`);
   }
-  return { config, ...(await sandboxFor(config, args.flags.worker || undefined)) };
+  return { config, ...(await sandboxFor(config, workerFile)) };
 }
 
 async function exec(args) {
-  if (!args.command || args.command.length === 0) throw new UsageError('exec needs a command after --');
-  const options = { network: args.flags.network === true, allowWeakerEnforcement: args.flags.allowWeaker === true };
-  if (args.flags.cwd !== undefined) options.cwd = args.flags.cwd;
-  if (args.flags.timeout !== undefined) {
-    options.timeoutMs = Number(args.flags.timeout);
+  const given = args.options;
+  const options = { network: given['--network'] === true, allowWeakerEnforcement: given['--allow-weaker'] === true };
+  if (given['--cwd'] !== undefined) options.cwd = given['--cwd'];
+  if (given['--timeout'] !== undefined) {
+    options.timeoutMs = Number(given['--timeout']);
     if (!Number.isSafeInteger(options.timeoutMs)) throw new UsageError('--timeout needs a number of milliseconds');
   }
   const { sandbox } = await sandboxOf(args);
   if (sandbox === null) throw new UsageError('this sandbox allows no file access, so there is nothing to run a command in');
   const result = await sandbox.exec(args.command, options);
   const lines = [];
-  if (args.flags.verbose) {
+  if (given['--verbose']) {
     const { landlockAbi, layers, missing } = result.enforcement;
     lines.push(`[mount-sandbox] Landlock ABI ${landlockAbi}; applied: ${layers.join(', ')}; missing: ${missing.join(', ') || 'none'}`);
   }
@@ -281,33 +326,39 @@ function restrictionLine() {
   return `this kernel does not restrict user namespaces (${setting}): exec needs no profile here. Where it does, install and load it, as root:`;
 }
 
-function appArmorProfile(args) {
-  if (args.positional.length > 1) throw new UsageError('apparmor takes no arguments');
+function appArmorProfile() {
   const profile = apparmor.profileFor(fs.realpathSync(launcherPath()));
   const stderr = `mount-sandbox: ${restrictionLine()}\n${apparmor.LOAD_COMMANDS.map((line) => `  ${line}\n`).join('')}`;
   return { code: 0, lines: [], stdout: profile, stderr };
 }
 
+// The command asked for, once known: a usage error prints that command's usage.
+let asked = null;
+
 async function main(argv) {
   const args = parseArgs(argv);
   const command = args.positional[0];
+  if (COMMANDS[command]) asked = command;
+  // "exec ls -la": its -la is the command's, not an unknown option.
+  if (command === 'exec' && args.command === null && args.positional.length > 1) checkArgs(command, args);
+  if (args.problem) throw new UsageError(args.problem);
   if (args.flags.version) return { code: 0, lines: [version] };
   if (command === 'help' && COMMANDS[args.positional[1]]) return { code: 0, lines: [commandHelp(args.positional[1])] };
   if (args.flags.help || command === 'help') {
     return { code: 0, lines: [COMMANDS[command] ? commandHelp(command) : USAGE] };
   }
   if (!command) return { code: 2, lines: [USAGE] };
+  if (!COMMANDS[command]) throw new UsageError(`unknown command ${command}`);
+  checkArgs(command, args);
   if (command === 'check') return { code: 0, lines: await check(args) };
   if (command === 'explain') return { code: 0, lines: await explain(args) };
   if (command === 'exec') return exec(args);
-  if (command === 'apparmor') return appArmorProfile(args);
-  throw new UsageError(`unknown command ${command}`);
+  return appArmorProfile();
 }
 
 // After a usage error: the usage of the command that was asked for, if there is one.
-function usageFor(argv) {
-  const command = argv.find((arg) => !arg.startsWith('-'));
-  return COMMANDS[command] ? `Usage: ${COMMANDS[command].synopsis}\n(mount-sandbox ${command} --help for more)` : USAGE;
+function usageFor() {
+  return asked ? `Usage: ${COMMANDS[asked].synopsis}\n(mount-sandbox ${asked} --help for more)` : USAGE;
 }
 
 main(process.argv.slice(2)).then(
@@ -324,7 +375,7 @@ main(process.argv.slice(2)).then(
   },
   (error) => {
     if (error instanceof UsageError) {
-      process.stderr.write(`mount-sandbox: ${error.message}\n\n${usageFor(process.argv.slice(2))}\n`);
+      process.stderr.write(`mount-sandbox: ${error.message}\n\n${usageFor()}\n`);
       process.exitCode = 2;
     } else if (ms.isSandboxError(error)) {
       process.stderr.write(`mount-sandbox: ${error.message}\n`);

@@ -333,9 +333,87 @@ describe('usage', () => {
   });
 });
 
+describe('the options each command takes', () => {
+  // Another project beside the current directory's: which one a command read shows in its output.
+  function twoProjects() {
+    const here = project();
+    const other = path.join(base, 'other');
+    write(path.join(other, 'golem-forge.config.yaml'), 'sandbox:\n  root: elsewhere\n  readonly: true\n');
+    write(path.join(other, 'elsewhere', 'only-here.txt'), 'x');
+    return { here, other };
+  }
+
+  test('check --config reads the config named, not the current directory\'s', () => {
+    const { here, other } = twoProjects();
+    for (const given of [other, path.join(other, 'golem-forge.config.yaml')]) {
+      const { code, stdout, stderr } = run(['check', '--config', given], { cwd: here });
+      expect(stderr).toBe('');
+      expect(code).toBe(0);
+      expect(stdout).toContain(`config: ${path.join(other, 'golem-forge.config.yaml')}`);
+      expect(lineWith(stdout, path.join(other, 'elsewhere'))).toMatch(/^\s+\/\s.*\[ro,/);
+      expect(stdout).not.toContain(path.join(here, 'code'));
+    }
+    // The directory argument stays, for scripts that use it.
+    expect(run(['check', other], { cwd: here }).stdout).toContain(`config: ${path.join(other, 'golem-forge.config.yaml')}`);
+  });
+
+  test('check with both a directory and --config is a usage error', () => {
+    const { here, other } = twoProjects();
+    const { code, stdout, stderr } = run(['check', here, '--config', other]);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(/^mount-sandbox: check takes the config as a directory argument or as --config, not both\n/);
+    expect(stderr).toContain('Usage: mount-sandbox check');
+  });
+
+  test.each([
+    [['check', '--worker', 'w.worker']],
+    [['check', '--cwd', '/']],
+    [['check', '--timeout', '1000']],
+    [['check', '--network']],
+    [['check', '--allow-weaker']],
+    [['check', '--verbose']],
+    [['explain', '/a.ts', '--cwd', '/']],
+    [['explain', '/a.ts', '--timeout', '1000']],
+    [['explain', '/a.ts', '--network']],
+    [['explain', '/a.ts', '--verbose']],
+    [['apparmor', '--config', '.']],
+  ])('%j: an option the command does not take is a usage error naming it', (args) => {
+    const dir = project();
+    const option = args.find((a) => a.startsWith('--'));
+    const { code, stdout, stderr } = run(args, { cwd: dir });
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(new RegExp(`^mount-sandbox: ${args[0]} does not take ${option}\n`));
+    expect(stderr).toContain(`Usage: mount-sandbox ${args[0]}`);
+    expect(stderr).not.toMatch(/^\s+at /m);
+  });
+
+  test.each([
+    [['check', '--bogus'], /unknown option --bogus/],
+    [['explain', '/a.ts', '--config=.'], /unknown option --config=\./],
+    [['exec', '--bogus', '--', 'sh', '-c', 'echo ran > ran.txt'], /unknown option --bogus/],
+    [['explain', '/a.ts', '--config', '.', '--config', '.'], /--config given twice/],
+    [['exec', '--timeout', '100', '--timeout', '200', '--', 'sh', '-c', 'echo ran > ran.txt'], /--timeout given twice/],
+    [['explain', '/a.ts', '/b.ts'], /explain takes one virtual path, got 2/],
+    [['check', '.', 'code'], /check takes at most one directory, got 2/],
+    [['apparmor', 'extra'], /apparmor takes no arguments/],
+    [['exec', 'sh', '-c', 'echo ran > ran.txt'], /exec takes its command after --/],
+    [['check', '--', 'ls'], /check runs no command: -- is for exec/],
+    [['explain', '/a.ts', '--config', '--verbose'], /--config needs a value/],
+  ])('%j is a usage error, and nothing runs', (args, message) => {
+    const dir = project();
+    const { code, stderr } = run(args, { cwd: dir });
+    expect(code).toBe(2);
+    expect(stderr).toMatch(new RegExp(`^mount-sandbox: ${message.source}`));
+    expect(stderr).toContain('Usage: mount-sandbox');
+    expect(fs.existsSync(path.join(dir, 'work', 'ran.txt'))).toBe(false);
+  });
+});
+
 describe('help and version', () => {
   const OPTIONS = {
-    check: [],
+    check: ['--config'],
     explain: ['--config', '--worker'],
     exec: ['--config', '--worker', '--cwd', '--network', '--timeout', '--allow-weaker', '--verbose'],
   };
