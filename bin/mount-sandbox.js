@@ -91,6 +91,25 @@ const commandHelp = (name) => `Usage: ${COMMANDS[name].synopsis}\n\n${COMMANDS[n
 
 class UsageError extends Error {}
 
+// Every value printed that came from a config, a worker file, the command line or the filesystem
+// goes through shown(): control characters (C0, DEL, C1), format characters (bidi controls such as
+// U+202E, zero-width ones), line and paragraph separators and lone surrogates are written as
+// escapes (\n, \t, \x1b, \u202e), and a backslash is doubled, so that a value is printed on
+// its own line, reaches the terminal as text and reads back unambiguously: a mount source with a
+// newline cannot forge a row of check's table. The JSON output (--json) is JSON.stringify's.
+const UNSAFE = /[\\\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
+const NAMED_ESCAPES = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+function escapeCode(code) {
+  if (code <= 0xff) return `\\x${code.toString(16).padStart(2, '0')}`;
+  if (code <= 0xffff) return `\\u${code.toString(16).padStart(4, '0')}`;
+  return `\\u{${code.toString(16)}}`;
+}
+
+function shown(value) {
+  return String(value).replace(UNSAFE, (c) => NAMED_ESCAPES[c] ?? escapeCode(c.codePointAt(0)));
+}
+
 // The options that take a value, and those that are switches; each command takes only those its
 // COMMANDS entry lists.
 const VALUE_OPTIONS = ['--config', '--worker', '--cwd', '--timeout'];
@@ -174,10 +193,11 @@ async function loadConfig(where) {
 }
 
 function describeRules({ readonly, approval, policy }) {
-  const parts = [readonly ? 'ro' : 'rw', `write: ${approval.write}`, `delete: ${approval.delete}`];
-  if (policy.allowedSuffixes) parts.push(`allowed: ${policy.allowedSuffixes.join(' ') || '(none)'}`);
-  if (policy.deniedSuffixes.length) parts.push(`denied: ${policy.deniedSuffixes.join(' ')}`);
-  if (policy.maxFileBytes !== null) parts.push(`maxFileBytes: ${policy.maxFileBytes}`);
+  const parts = [readonly ? 'ro' : 'rw', `write: ${shown(approval.write)}`, `delete: ${shown(approval.delete)}`];
+  const list = (suffixes) => suffixes.map(shown).join(' ');
+  if (policy.allowedSuffixes) parts.push(`allowed: ${list(policy.allowedSuffixes) || '(none)'}`);
+  if (policy.deniedSuffixes.length) parts.push(`denied: ${list(policy.deniedSuffixes)}`);
+  if (policy.maxFileBytes !== null) parts.push(`maxFileBytes: ${shown(policy.maxFileBytes)}`);
   return parts.join(', ');
 }
 
@@ -189,16 +209,16 @@ function mountRows(table) {
 }
 
 function printTable(out, rows) {
-  const width = Math.max(...rows.map((r) => r.target.length));
+  const width = Math.max(...rows.map((r) => shown(r.target).length));
   for (const r of rows) {
     const missing = fs.existsSync(r.source) ? '' : '  (missing: created on first use)';
-    out.push(`  ${r.target.padEnd(width)}  ${r.source}  [${r.rules}]${missing}`);
+    out.push(`  ${shown(r.target).padEnd(width)}  ${shown(r.source)}  [${r.rules}]${missing}`);
   }
 }
 
 async function check(args) {
   const config = await loadConfig(args.positional[1] ?? args.options['--config']);
-  const out = [`config: ${config.file}`, `delegation: maxDepth ${config.delegation.maxDepth}`];
+  const out = [`config: ${shown(config.file)}`, `delegation: maxDepth ${shown(config.delegation.maxDepth)}`];
   if (config.sandbox === null) {
     out.push('sandbox: none (no sandbox section: workers get no file access)');
     return out;
@@ -213,7 +233,7 @@ async function check(args) {
 }
 
 function refusal(error) {
-  return `refused (${error.code}): ${error.toLLMMessage ? error.toLLMMessage() : error.message}`;
+  return `refused (${shown(error.code)}): ${shown(error.toLLMMessage ? error.toLLMMessage() : error.message)}`;
 }
 
 async function readVerdict(sandbox, p) {
@@ -238,13 +258,13 @@ async function readVerdict(sandbox, p) {
 function changeVerdict(sandbox, p, operation) {
   const error = sandbox.checkChange(p, operation);
   if (error) return refusal(error);
-  return `allowed, approval: ${sandbox.approvalFor(p, operation)}`;
+  return `allowed, approval: ${shown(sandbox.approvalFor(p, operation))}`;
 }
 
 function whereItResolves(sandbox, p) {
   const table = sandbox.describe();
   const rules = rulesFor(table, p);
-  if (rules !== table) return `mount ${rules.target} [${describeRules(rules)}]`;
+  if (rules !== table) return `mount ${shown(rules.target)} [${describeRules(rules)}]`;
   if (table.root !== null) return `root / [${describeRules(table)}]`;
   return 'no mount (outside the sandbox, or a directory that only holds mounts)';
 }
@@ -253,24 +273,24 @@ function whereItResolves(sandbox, p) {
 function protectionVerdict(sandbox, host) {
   const holder = host === null ? null : protectionOf(sandbox, host);
   if (holder === null) return null;
-  const what = holder === host ? 'this file' : path.basename(holder);
+  const what = holder === host ? 'this file' : shown(path.basename(holder));
   return `protected: read-only to commands run by exec (${what}: the next run trusts it)`;
 }
 
 async function explain(args) {
   const p = args.positional[1];
   const { config, sandbox, worker } = await sandboxOf(args);
-  const out = [`config: ${config.file}`];
-  if (worker) out.push(`worker: ${worker.name ?? path.basename(worker.file)} (sandbox: ${worker.sandbox.kind})`);
+  const out = [`config: ${shown(config.file)}`];
+  if (worker) out.push(`worker: ${shown(worker.name ?? path.basename(worker.file))} (sandbox: ${shown(worker.sandbox.kind)})`);
   if (sandbox === null) {
-    out.push(`${p}: no sandbox, so no file access (${args.options['--worker'] !== undefined ? 'the worker is a pure function' : 'the config has no sandbox section'})`);
+    out.push(`${shown(p)}: no sandbox, so no file access (${args.options['--worker'] !== undefined ? 'the worker is a pure function' : 'the config has no sandbox section'})`);
     return out;
   }
-  out.push(`path: ${p}`);
+  out.push(`path: ${shown(p)}`);
   let host = null;
   try {
     host = sandbox.resolve(p);
-    out.push(`resolves to: ${host}`);
+    out.push(`resolves to: ${shown(host)}`);
   } catch (error) {
     if (!ms.isSandboxError(error)) throw error;
     out.push(`resolves to: ${refusal(error)}`);
@@ -375,14 +395,14 @@ main(process.argv.slice(2)).then(
   },
   (error) => {
     if (error instanceof UsageError) {
-      process.stderr.write(`mount-sandbox: ${error.message}\n\n${usageFor()}\n`);
+      process.stderr.write(`mount-sandbox: ${shown(error.message)}\n\n${usageFor()}\n`);
       process.exitCode = 2;
     } else if (ms.isSandboxError(error)) {
-      process.stderr.write(`mount-sandbox: ${error.message}\n`);
+      process.stderr.write(`mount-sandbox: ${shown(error.message)}\n`);
       process.exitCode = 1;
     } else if (error && typeof error.syscall === 'string') {
       // An unreadable file or directory: the message names it; a stack trace would not help.
-      process.stderr.write(`mount-sandbox: ${error.message}\n`);
+      process.stderr.write(`mount-sandbox: ${shown(error.message)}\n`);
       process.exitCode = 1;
     } else {
       process.stderr.write(`mount-sandbox: ${error.stack || error}\n`);

@@ -333,6 +333,76 @@ describe('usage', () => {
   });
 });
 
+// check is how an operator reviews a config they do not trust: nothing in it may forge a line of
+// the output or reach the terminal as a control sequence.
+describe('values from a config or the filesystem are escaped', () => {
+  // What must never reach the terminal raw: C0 and C1 controls, DEL, bidi controls, separators.
+  const RAW = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/;
+
+  test('check: a newline in a source forges no row, ESC and bidi controls are shown, a backslash is doubled', () => {
+    const dir = path.join(base, 'hostile');
+    write(path.join(dir, 'golem-forge.config.json'), JSON.stringify({
+      sandbox: {
+        root: 'work',
+        mounts: [
+          { source: 'evil\n  /fake  /etc  [ro, write: blocked, delete: blocked]', target: '/evil' },
+          { source: 'esc\x1b[31mred\u202egnp.exe', target: '/t\x1b[2Jx', allowedSuffixes: ['.t\x1bs', '.a\u2066b'] },
+          { source: 'back\\nslash\ttab\u2028', target: '/b', deniedSuffixes: ['.\x9b1m'] },
+        ],
+      },
+    }));
+    const { code, stdout, stderr } = run(['check', '--config', dir]);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout).not.toMatch(RAW);
+    const rows = stdout.split('\n').filter((l) => l.startsWith('  '));
+    expect(rows.map((l) => l.trim().split(' ')[0])).toEqual(['/', '/t\\x1b[2Jx', '/evil', '/b']);
+    const evil = lineWith(stdout, '/evil');
+    expect(evil).toContain(`${path.join(dir, 'evil')}\\n  /fake  /etc  [ro, write: blocked, delete: blocked]  [rw, write: ask, delete: ask]`);
+    const esc = lineWith(stdout, '/t\\x1b');
+    expect(esc).toContain(`${path.join(dir, 'esc')}\\x1b[31mred\\u202egnp.exe  [rw,`);
+    expect(esc).toContain('allowed: .t\\x1bs .a\\u2066b');
+    const back = lineWith(stdout, '  /b ');
+    expect(back).toContain(`${path.join(dir, 'back')}\\\\nslash\\ttab\\u2028  [rw,`);
+    expect(back).toContain('denied: .\\x9b1m');
+  });
+
+  test('check: a config in a directory whose name holds a newline is named on one line', () => {
+    const dir = path.join(base, 'a\nconfig: /etc/golem-forge.config.yaml');
+    write(path.join(dir, 'golem-forge.config.yaml'), 'sandbox:\n  root: w\n');
+    const { code, stdout } = run(['check', '--config', dir]);
+    expect(code).toBe(0);
+    expect(stdout.split('\n')[0]).toBe(`config: ${base}/a\\nconfig: /etc/golem-forge.config.yaml/golem-forge.config.yaml`);
+    expect(stdout.match(/^config: /gm)).toHaveLength(1);
+  });
+
+  test('explain: the path asked, the host path it resolves to, the worker\'s name and the refusals are escaped', () => {
+    const dir = path.join(base, 'proj');
+    write(path.join(dir, 'golem-forge.config.yaml'), 'sandbox:\n  root: work\n  mounts:\n    - {source: code, target: /src, readonly: true, allowedSuffixes: [".ts"]}\n');
+    const worker = path.join(base, 'w.worker');
+    write(worker, '---\nname: "rev\\e[31mx\\nworker: fake"\n---\n');
+    const asked = '/src/a\x1b]0;title\x07b\u202e\nread:   allowed';
+    const { code, stdout, stderr } = run(['explain', asked, '--config', dir, '--worker', worker]);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout).not.toMatch(RAW);
+    expect(stdout).toContain('worker: rev\\x1b[31mx\\nworker: fake (sandbox: inherit)\n');
+    const shown = '/src/a\\x1b]0;title\\x07b\\u202e\\nread:   allowed';
+    expect(stdout).toContain(`path: ${shown}\n`);
+    expect(stdout).toContain(`resolves to: ${path.join(dir, 'code')}/a\\x1b]0;title\\x07b\\u202e\\nread:   allowed\n`);
+    expect(verdict(stdout, 'read')).toBe(`read:   refused (SUFFIX_NOT_ALLOWED): Cannot use ${shown}: its file suffix is not allowed here. Allowed suffixes: .ts.`);
+    expect(stdout.match(/^read:/gm)).toHaveLength(1);
+  });
+
+  test('an error message that quotes the config is one escaped line', () => {
+    write(path.join(base, 'golem-forge.config.json'), '{"sandbox": {"root": "w"}, "evil\\nok\\u001b[2J": 1}');
+    const { code, stdout, stderr } = run(['check']);
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr).toBe(`mount-sandbox: ${path.join(base, 'golem-forge.config.json')}:1:28: evil\\nok\\x1b[2J: expected a known key (allowed: sandbox, delegation, model, approval, workerPaths)\n`);
+  });
+});
+
 describe('the options each command takes', () => {
   // Another project beside the current directory's: which one a command read shows in its output.
   function twoProjects() {
