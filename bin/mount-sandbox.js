@@ -9,12 +9,18 @@ const path = require('path');
 const fs = require('fs');
 const ms = require('../lib/index.js');
 // The CLI's only private import (see there for why it is not public API).
-const { sandboxFor, protectionOf, rulesFor, checkConfigsAbove, launcherPath, apparmor } = require('../lib/cli-support.js');
+const {
+  sandboxFor, protectionOf, rulesFor, checkConfigsAbove, launcherPath, apparmor, MAX_TIMEOUT_MS,
+} = require('../lib/cli-support.js');
 const { version } = require('../package.json');
 
 const CONFIG_OPTION = '  --config dir|file   the program config file, or the directory to search upward from for\n' +
   '                      golem-forge.config.{yaml,yml,json} (default: the current directory)';
-const WORKER_OPTION = '  --worker file       answer for the narrower sandbox this .worker file gets from call_worker';
+const WORKER_OPTION = {
+  explain: '  --worker file       answer for the narrower sandbox this .worker file gets from call_worker',
+  exec: '  --worker file       run the command in the narrower sandbox this .worker file gets from\n' +
+    '                      call_worker',
+};
 
 const COMMANDS = {
   check: {
@@ -42,7 +48,7 @@ refuses it, with the message a model would get. Paths are as the sandbox sees th
 
 Options:
 ${CONFIG_OPTION}
-${WORKER_OPTION}
+${WORKER_OPTION.explain}
 
 Exit status: 0 explained; 1 invalid config or worker file; 2 usage error.`,
   },
@@ -56,7 +62,7 @@ network unless --network. Its output is passed through as it is.
 
 Options:
 ${CONFIG_OPTION}
-${WORKER_OPTION}
+${WORKER_OPTION.exec}
   --cwd /virtual/dir  the working directory, a virtual path (default: /)
   --network           let the command use the network
   --timeout ms        kill the command after this many milliseconds (default 30000, at most 300000)
@@ -89,7 +95,10 @@ ${Object.values(COMMANDS).map((c) => `  ${c.synopsis}\n      ${c.summary}`).join
 
 const commandHelp = (name) => `Usage: ${COMMANDS[name].synopsis}\n\n${COMMANDS[name].help}`;
 
+// A usage error (exit 2) prints its message and the command's usage; a refusal (exit 1) its
+// message alone. Neither is a bug, so neither prints a stack trace.
 class UsageError extends Error {}
+class Refusal extends Error {}
 
 // Every value printed that came from a config, a worker file, the command line or the filesystem
 // goes through shown(): control characters (C0, DEL, C1), format characters (bidi controls such as
@@ -149,6 +158,19 @@ function parseArgs(argv) {
   return { positional, options, flags, command, problem };
 }
 
+// exec's values as sandbox.exec() takes them, checked here so that a bad one is a usage error.
+function checkExecOptions(options) {
+  const timeout = options['--timeout'];
+  // Digits only: Number() would take "1e3", "0x10", " 100" and "" too.
+  if (timeout !== undefined && !(/^[0-9]+$/.test(timeout) && Number(timeout) >= 1 && Number(timeout) <= MAX_TIMEOUT_MS)) {
+    throw new UsageError(`--timeout needs a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ${JSON.stringify(timeout)}`);
+  }
+  const cwd = options['--cwd'];
+  if (cwd !== undefined && !cwd.startsWith('/')) {
+    throw new UsageError(`--cwd needs a virtual path starting with /, got ${JSON.stringify(cwd)}`);
+  }
+}
+
 // Each command's arguments: only its own options, its positional arguments, `--` for exec alone.
 function checkArgs(name, args) {
   const { takes } = COMMANDS[name];
@@ -168,6 +190,8 @@ function checkArgs(name, args) {
   } else if (name === 'exec') {
     if (extra.length > 0) throw new UsageError(`exec takes its command after --: ${COMMANDS.exec.synopsis}`);
     if (!args.command || args.command.length === 0) throw new UsageError('exec needs a command after --');
+    if (args.command[0] === '') throw new UsageError('exec needs a program to run after --, not an empty name');
+    checkExecOptions(args.options);
   } else if (extra.length > 0) {
     throw new UsageError(`${name} takes no arguments`);
   }
@@ -185,6 +209,9 @@ async function loadConfig(where) {
     return config;
   }
   if (!stat) throw new UsageError(`${target} does not exist`);
+  // A FIFO would block the read, and a device is no config; findProgramConfig would search upward
+  // from either as from a directory.
+  if (!stat.isDirectory()) throw new UsageError(`${target} is neither a config file nor a directory`);
   const config = await ms.findProgramConfig(target);
   if (!config) {
     throw new UsageError(`no ${ms.CONFIG_FILE_NAMES.join(' / ')} found in ${target} or above`);
@@ -313,6 +340,11 @@ async function sandboxOf(args) {
   if (workerFile !== undefined && !fs.existsSync(workerFile)) {
     throw new UsageError(`${path.resolve(workerFile)} does not exist`);
   }
+  // Reading a FIFO would wait for a writer forever (a directory is refused as the read fails).
+  if (workerFile !== undefined) {
+    const stat = fs.statSync(workerFile);
+    if (!stat.isFile() && !stat.isDirectory()) throw new Refusal(`${path.resolve(workerFile)} is not a regular file`);
+  }
   return { config, ...(await sandboxFor(config, workerFile)) };
 }
 
@@ -320,12 +352,12 @@ async function exec(args) {
   const given = args.options;
   const options = { network: given['--network'] === true, allowWeakerEnforcement: given['--allow-weaker'] === true };
   if (given['--cwd'] !== undefined) options.cwd = given['--cwd'];
-  if (given['--timeout'] !== undefined) {
-    options.timeoutMs = Number(given['--timeout']);
-    if (!Number.isSafeInteger(options.timeoutMs)) throw new UsageError('--timeout needs a number of milliseconds');
-  }
+  if (given['--timeout'] !== undefined) options.timeoutMs = Number(given['--timeout']); // checked in checkArgs
   const { sandbox } = await sandboxOf(args);
-  if (sandbox === null) throw new UsageError('this sandbox allows no file access, so there is nothing to run a command in');
+  if (sandbox === null) {
+    const why = given['--worker'] !== undefined ? 'the worker is a pure function' : 'the config has no sandbox section';
+    throw new Refusal(`this sandbox allows no file access (${why}), so there is nothing to run a command in`);
+  }
   const result = await sandbox.exec(args.command, options);
   const lines = [];
   if (given['--verbose']) {
@@ -335,7 +367,18 @@ async function exec(args) {
   let code = result.exitCode;
   if (result.timedOut) code = 124;
   else if (result.signal) code = 128 + (os.constants.signals[result.signal] || 0);
-  return { code, lines, stdout: result.stdout, stderr: result.stderr };
+  return { code, lines, stdout: result.stdout, stderr: withNewline(result, args.command) };
+}
+
+// What sandbox.exec() says in stderr for a command that did not start ("Command not found: x")
+// or was killed ("Command timed out after ...") ends without a newline: it is for a model. On a
+// terminal it ends its line. The command's own output is left as it is.
+function withNewline(result, argv) {
+  const { stderr } = result;
+  if (stderr.endsWith('\n')) return stderr;
+  const notStarted = [`Command not found: ${argv[0]}`, `Permission denied: ${argv[0]}`].includes(stderr) &&
+    (result.exitCode === 127 || result.exitCode === 126);
+  return result.timedOut || notStarted ? `${stderr}\n` : stderr;
 }
 
 // Whether this kernel needs the profile, as the first line of what `apparmor` says on stderr.
@@ -397,16 +440,23 @@ main(process.argv.slice(2)).then(
     if (error instanceof UsageError) {
       process.stderr.write(`mount-sandbox: ${shown(error.message)}\n\n${usageFor()}\n`);
       process.exitCode = 2;
-    } else if (ms.isSandboxError(error)) {
+      return;
+    }
+    process.exitCode = 1;
+    if (error instanceof ms.UnsupportedPlatformError) {
+      // Its message starts "mount-sandbox cannot run here": said once, with the ways out.
+      const steps = error.solutions.map((step) => `\n- ${shown(step)}`).join('');
+      process.stderr.write(`mount-sandbox: cannot run here: ${shown(error.reason)}.${steps ? ` What to do:${steps}` : ''}\n`);
+    } else if (error instanceof Refusal || ms.isSandboxError(error)) {
       process.stderr.write(`mount-sandbox: ${shown(error.message)}\n`);
-      process.exitCode = 1;
     } else if (error && typeof error.syscall === 'string') {
       // An unreadable file or directory: the message names it; a stack trace would not help.
       process.stderr.write(`mount-sandbox: ${shown(error.message)}\n`);
-      process.exitCode = 1;
     } else {
-      process.stderr.write(`mount-sandbox: ${error.stack || error}\n`);
-      process.exitCode = 1;
+      // A bug: one line, unless asked for the stack trace.
+      const debug = Boolean(process.env.MOUNT_SANDBOX_DEBUG);
+      const text = debug ? String(error?.stack || error) : shown(error?.message ?? error);
+      process.stderr.write(`mount-sandbox: internal error: ${text}${debug ? '' : ' (MOUNT_SANDBOX_DEBUG=1 prints its stack trace)'}\n`);
     }
   },
 );

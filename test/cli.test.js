@@ -481,6 +481,143 @@ describe('the options each command takes', () => {
   });
 });
 
+// Bad input gets one line saying what is wrong, never a stack trace; what exec prints ends its lines.
+describe('bad input and refusals', () => {
+  const NO_STACK = /^\s+at /m;
+
+  test.each(['-5', '0', '300001', '1e9', '99999999999999999999', 'abc', '1.5', '0x10', 'NaN', 'Infinity', '', ' 100'])(
+    'exec --timeout %j is a usage error with no stack trace, and nothing runs', (value) => {
+      const dir = project();
+      const { code, stdout, stderr } = run(['exec', '--config', dir, '--timeout', value, '--', 'sh', '-c', 'echo ran > ran.txt']);
+      expect(code).toBe(2);
+      expect(stdout).toBe('');
+      expect(stderr).not.toMatch(NO_STACK);
+      expect(stderr.split('\n')[0]).toBe(
+        `mount-sandbox: --timeout needs a whole number of milliseconds from 1 to 300000, got ${JSON.stringify(value)}`);
+      expect(fs.existsSync(path.join(dir, 'work', 'ran.txt'))).toBe(false);
+    });
+
+  test('--timeout at its bounds is taken', () => {
+    const dir = project();
+    // 1 ms is too short for the launcher to start: a refusal (1), not a usage error.
+    expect(run(['exec', '--config', dir, '--timeout', '1', '--', 'true']).stderr).not.toMatch(/--timeout needs/);
+    expect(run(['exec', '--config', dir, '--timeout', '300000', '--', 'true']).code).toBe(0);
+  });
+
+  test.each([
+    [['--cwd', 'src'], 2, '--cwd needs a virtual path starting with /, got "src"'],
+    [['--cwd', '/nope'], 1, 'File or directory not found: /nope'],
+    [['--cwd', '/src/a.ts'], 1, 'cwd must be a directory: /src/a.ts'],
+  ])('exec %j exits %i with one line', (options, status, message) => {
+    const dir = project();
+    const { code, stdout, stderr } = run(['exec', '--config', dir, ...options, '--', 'sh', '-c', 'echo ran > ran.txt']);
+    expect(code).toBe(status);
+    expect(stdout).toBe('');
+    expect(stderr.split('\n')[0]).toBe(`mount-sandbox: ${message}`);
+    expect(stderr).not.toMatch(NO_STACK);
+    expect(fs.existsSync(path.join(dir, 'work', 'ran.txt'))).toBe(false);
+  });
+
+  test('exec with an empty program name is a usage error', () => {
+    const dir = project();
+    const { code, stderr } = run(['exec', '--config', dir, '--', '']);
+    expect(code).toBe(2);
+    expect(stderr.split('\n')[0]).toBe('mount-sandbox: exec needs a program to run after --, not an empty name');
+    expect(stderr).not.toMatch(NO_STACK);
+  });
+
+  test('a --config that is a FIFO or a device is refused without reading it', () => {
+    const dir = project();
+    const fifo = path.join(base, 'golem-forge.config.yaml');
+    spawnSync('mkfifo', [fifo]);
+    for (const config of [fifo, '/dev/null']) {
+      const { code, stdout, stderr } = run(['check', '--config', config], { cwd: dir });
+      expect(code).toBe(2);
+      expect(stdout).toBe('');
+      expect(stderr.split('\n')[0]).toBe(`mount-sandbox: ${config} is neither a config file nor a directory`);
+    }
+  });
+
+  test('a --worker that is a FIFO is refused without blocking on it', () => {
+    const dir = project();
+    const fifo = path.join(base, 'w.worker');
+    spawnSync('mkfifo', [fifo]);
+    const { code, stdout, stderr } = run(['explain', '/a.ts', '--config', dir, '--worker', fifo]);
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr).toBe(`mount-sandbox: ${fifo} is not a regular file\n`);
+  });
+
+  test('an unexpected error is one line; MOUNT_SANDBOX_DEBUG=1 adds its stack trace', () => {
+    const dir = project();
+    const preload = path.join(base, 'break.js');
+    fs.writeFileSync(preload, `require(${JSON.stringify(path.join(__dirname, '..', 'lib', 'index.js'))}).createMountSandbox = () => { throw new Error('boom'); };\n`);
+    const spawn = (env) => spawnSync(process.execPath, ['--require', preload, BIN, 'check', '--config', dir], {
+      encoding: 'utf8', env: { ...process.env, ...env },
+    });
+    const plain = spawn({ MOUNT_SANDBOX_DEBUG: '' });
+    expect(plain.status).toBe(1);
+    expect(plain.stderr).toBe('mount-sandbox: internal error: boom (MOUNT_SANDBOX_DEBUG=1 prints its stack trace)\n');
+    const debug = spawn({ MOUNT_SANDBOX_DEBUG: '1' });
+    expect(debug.status).toBe(1);
+    expect(debug.stderr).toMatch(/^mount-sandbox: internal error: Error: boom\n\s+at /);
+  });
+
+  test('what exec adds to the command\'s stderr ends with a newline', () => {
+    const dir = project();
+    const missing = run(['exec', '--config', dir, '--', 'no-such-command-msb']);
+    expect(missing.code).toBe(127);
+    expect(missing.stderr).toBe('Command not found: no-such-command-msb\n');
+    const slow = run(['exec', '--config', dir, '--timeout', '200', '--', 'sleep', '30']);
+    expect(slow.code).toBe(124);
+    expect(slow.stderr).toMatch(/Command timed out after 200 ms; its processes were killed\.\n$/);
+    // The command's own output is passed through as it is.
+    const own = run(['exec', '--config', dir, '--', 'sh', '-c', 'printf out; printf err >&2']);
+    expect([own.code, own.stdout, own.stderr]).toEqual([0, 'out', 'err']);
+  });
+
+  test('exec under a config with no sandbox section, or a pure-function worker, exits 1 as refused', () => {
+    write(path.join(base, 'golem-forge.config.yaml'), 'model: x\n');
+    const none = run(['exec', '--config', base, '--', 'true']);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toBe('mount-sandbox: this sandbox allows no file access (the config has no sandbox section), so there is nothing to run a command in\n');
+    const dir = project();
+    write(path.join(base, 'pure.worker'), '---\nname: pure\nsandbox: false\n---\n');
+    const pure = run(['exec', '--config', dir, '--worker', path.join(base, 'pure.worker'), '--', 'true']);
+    expect(pure.code).toBe(1);
+    expect(pure.stderr).toBe('mount-sandbox: this sandbox allows no file access (the worker is a pure function), so there is nothing to run a command in\n');
+  });
+
+  // The package's JS with no binary: an install on a machine that has no prebuilt and built none.
+  function binaryLessInstall() {
+    const root = path.join(__dirname, '..');
+    const copy = path.join(base, 'install', 'node_modules', 'mount-sandbox');
+    for (const part of ['bin', 'lib', 'apparmor']) fs.cpSync(path.join(root, part), path.join(copy, part), { recursive: true });
+    fs.copyFileSync(path.join(root, 'package.json'), path.join(copy, 'package.json'));
+    return path.join(copy, 'bin', 'mount-sandbox.js');
+  }
+
+  test('on an install without binaries, apparmor and check say why once, with the way out', () => {
+    const bin = binaryLessInstall();
+    const dir = project();
+    const env = { ...process.env };
+    delete env.MOUNT_SANDBOX_ADDON;
+    delete env.MOUNT_SANDBOX_LAUNCHER;
+    const cli = (args) => spawnSync(process.execPath, [bin, ...args], { cwd: dir, encoding: 'utf8', env });
+    const apparmor = cli(['apparmor']);
+    expect(apparmor.status).toBe(1);
+    expect(apparmor.stdout).toBe('');
+    expect(apparmor.stderr).toMatch(/^mount-sandbox: cannot run here: the exec launcher msb-launch was not found beside the addon\. What to do:\n- build from source on Linux: .*\n$/);
+    const check = cli(['check']);
+    expect(check.status).toBe(1);
+    expect(check.stderr).toMatch(/^mount-sandbox: cannot run here: no binary for linux-(x64|arm64) was found, and the addon was not built from source\. What to do:\n(- .*\n){3}$/);
+    for (const { stderr } of [apparmor, check]) {
+      expect(stderr).not.toMatch(/mount-sandbox:? mount-sandbox cannot run here/);
+      expect(stderr.match(/mount-sandbox:/g)).toHaveLength(1);
+    }
+  });
+});
+
 describe('help and version', () => {
   const OPTIONS = {
     check: ['--config'],
@@ -500,6 +637,13 @@ describe('help and version', () => {
     expect(listed.map((l) => l.trim()).sort()).toEqual([...OPTIONS[command]].sort());
     expect(run(['help', command]).stdout).toBe(stdout);
     expect(run([command, '-h']).stdout).toBe(stdout);
+  });
+
+  test('--worker is described as each command uses it', () => {
+    expect(lineWith(run(['explain', '--help']).stdout, '  --worker')).toMatch(/answer for the narrower sandbox/);
+    const execWorker = lineWith(run(['exec', '--help']).stdout, '  --worker');
+    expect(execWorker).toMatch(/run the command in the narrower sandbox this \.worker file gets/);
+    expect(execWorker).not.toMatch(/answer for/);
   });
 
   test('the overall usage lists every command and points to per-command help', () => {
