@@ -123,6 +123,7 @@ function shown(value) {
 // COMMANDS entry lists.
 const VALUE_OPTIONS = ['--config', '--worker', '--cwd', '--timeout'];
 const SWITCHES = ['--network', '--allow-weaker', '--verbose'];
+const PATH_OPTIONS = ['--config', '--worker'];
 
 // { positional, options, command, problem }: options by name ('--config': 'dir'), `command` what
 // follows `--`, `problem` the first usage error found (reported once the command is known, so
@@ -148,8 +149,10 @@ function parseArgs(argv) {
     else if (SWITCHES.includes(arg)) set(arg, true);
     else if (VALUE_OPTIONS.includes(arg)) {
       const value = argv[i + 1];
-      // "--config --verbose" is a forgotten value, not a config named --verbose.
-      if (value === undefined || value.startsWith('--')) problem ??= `${arg} needs a value`;
+      // "--config --verbose" is a forgotten value, not a config named --verbose; "--config ''"
+      // an empty variable, not the current directory.
+      const missing = value === undefined || value.startsWith('--') || (value === '' && PATH_OPTIONS.includes(arg));
+      if (missing) problem ??= `${arg} needs a value`;
       else set(arg, value);
       i++;
     } else if (arg.startsWith('-') && arg !== '-') problem ??= `unknown option ${arg}`;
@@ -423,6 +426,11 @@ async function main(argv) {
 function usageFor() {
   return asked ? `Usage: ${COMMANDS[asked].synopsis}\n(mount-sandbox ${asked} --help for more)` : USAGE;
 }
+
+// A reader that stops reading (mount-sandbox check | head -1) is not an error to report: the
+// rest of the output goes nowhere, and the exit status is the command's. (Nor could a failed write
+// to stdout or stderr be reported anywhere.)
+for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
 
 main(process.argv.slice(2)).then(
   ({ code, lines, stdout, stderr }) => {

@@ -3,7 +3,7 @@
 // The mount-sandbox command, run as a user would run it: a real process over real config files.
 const fs = require('fs');
 const path = require('path');
-const { spawnSync } = require('child_process');
+const { spawn, spawnSync } = require('child_process');
 const { tempDirEach, write } = require('./helpers');
 
 const BIN = path.join(__dirname, '..', 'bin', 'mount-sandbox.js');
@@ -546,6 +546,32 @@ describe('bad input and refusals', () => {
     expect(code).toBe(1);
     expect(stdout).toBe('');
     expect(stderr).toBe(`mount-sandbox: ${fifo} is not a regular file\n`);
+  });
+
+  test.each([
+    [['check', '--config', '']],
+    [['explain', '/a.ts', '--config', '']],
+    [['explain', '/a.ts', '--worker', '']],
+  ])('%j: an empty path is a usage error, not the current directory', (args) => {
+    const dir = project();
+    const { code, stdout, stderr } = run(args, { cwd: dir });
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr.split('\n')[0]).toBe(`mount-sandbox: ${args[args.length - 2]} needs a value`);
+  });
+
+  test('a reader that goes away (| head) ends the output quietly, with no stack trace', async () => {
+    const dir = project();
+    for (const args of [['check', '--config', dir], ['apparmor']]) {
+      const child = spawn(process.execPath, [BIN, ...args], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+      child.stdout.destroy(); // before the process can have written
+      let stderr = '';
+      child.stderr.on('data', (d) => { stderr += d; });
+      const code = await new Promise((resolve) => child.on('close', resolve));
+      expect(stderr).not.toMatch(NO_STACK);
+      expect(stderr).not.toMatch(/EPIPE/);
+      if (args[0] === 'check') expect(code).toBe(0);
+    }
   });
 
   test('an unexpected error is one line; MOUNT_SANDBOX_DEBUG=1 adds its stack trace', () => {
