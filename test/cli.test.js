@@ -644,11 +644,171 @@ describe('bad input and refusals', () => {
   });
 });
 
+// --json: one JSON document on stdout, whatever happens, with the exit status of the text form.
+describe('--json', () => {
+  function runJson(args, options) {
+    const result = run(args, options);
+    expect(result.stderr).toBe('');
+    return { code: result.code, stdout: result.stdout, doc: JSON.parse(result.stdout) };
+  }
+
+  const ASK = { write: 'ask', delete: 'ask' };
+  const NO_POLICY = { allowedSuffixes: null, deniedSuffixes: [], maxFileBytes: null };
+
+  test('check: the config, delegation and each mount as the table shows it', () => {
+    const dir = project();
+    const { code, doc } = runJson(['check', '--config', dir, '--json']);
+    expect(code).toBe(0);
+    expect(doc).toEqual({
+      ok: true,
+      config: path.join(dir, 'golem-forge.config.yaml'),
+      delegation: { maxDepth: 4 },
+      sandbox: {
+        layout: 'mounts',
+        mounts: [
+          {
+            target: '/', source: path.join(dir, 'work'), readonly: false,
+            approval: { write: 'preApproved', delete: 'blocked' }, policy: NO_POLICY, missing: false,
+          },
+          {
+            target: '/src', source: path.join(dir, 'code'), readonly: true, approval: ASK,
+            policy: { allowedSuffixes: ['.ts'], deniedSuffixes: [], maxFileBytes: null }, missing: false,
+          },
+          {
+            target: '/out', source: path.join(dir, 'build', 'out'), readonly: false, approval: ASK,
+            policy: { allowedSuffixes: null, deniedSuffixes: [], maxFileBytes: 1000 }, missing: true,
+          },
+        ],
+      },
+    });
+  });
+
+  test('check: no sandbox section is sandbox null', () => {
+    write(path.join(base, 'golem-forge.config.yml'), 'model: x\n');
+    const { code, doc } = runJson(['check', '--json']);
+    expect(code).toBe(0);
+    expect(doc).toEqual({ ok: true, config: path.join(base, 'golem-forge.config.yml'), delegation: { maxDepth: 5 }, sandbox: null });
+  });
+
+  test('check: an invalid config exits 1 with where and what', () => {
+    const file = path.join(base, 'golem-forge.config.yaml');
+    write(file, 'sandbox:\n  mounts:\n    - source: a\n      target: /a\n      readonly: "no"\n');
+    const { code, doc } = runJson(['check', '--json']);
+    expect(code).toBe(1);
+    expect(doc).toEqual({
+      ok: false,
+      error: {
+        code: 'INVALID_CONFIG', name: 'ConfigFileError', message: expect.stringContaining(`${file}:5:17: sandbox.mounts[0].readonly: expected`),
+        file, line: 5, column: 17, keyPath: 'sandbox.mounts[0].readonly', expected: expect.any(String),
+      },
+    });
+  });
+
+  test('check: values come back exactly, and nothing raw reaches a terminal that shows the document', () => {
+    const dir = path.join(base, 'hostile');
+    const source = 'evil\n\x1b[31m\u202e\u2028\x9b\\';
+    write(path.join(dir, 'golem-forge.config.json'), JSON.stringify({ sandbox: { mounts: [{ source, target: '/evil' }] } }));
+    const { stdout, doc } = runJson(['check', '--config', dir, '--json']);
+    expect(doc.sandbox.mounts.find((m) => m.target === '/evil').source).toBe(path.join(dir, source));
+    expect(stdout).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/);
+  });
+
+  test('explain: the same answers as the text', () => {
+    const dir = project();
+    const { code, doc } = runJson(['explain', '/src/a.ts', '--config', dir, '--json']);
+    expect(code).toBe(0);
+    expect(doc).toEqual({
+      ok: true,
+      config: path.join(dir, 'golem-forge.config.yaml'),
+      worker: null,
+      path: '/src/a.ts',
+      fileAccess: true,
+      resolvesTo: path.join(dir, 'code', 'a.ts'),
+      resolveError: null,
+      rulesFrom: {
+        kind: 'mount', target: '/src', readonly: true, approval: ASK,
+        policy: { allowedSuffixes: ['.ts'], deniedSuffixes: [], maxFileBytes: null },
+      },
+      read: { result: 'allowed', type: 'file', size: 20 },
+      write: { result: 'refused', code: 'READ_ONLY', message: 'Cannot write to /src/a.ts: this location is read-only. Writable locations: /, /out.' },
+      delete: { result: 'refused', code: 'READ_ONLY', message: 'Cannot delete /src/a.ts: this location is read-only. Writable locations: /, /out.' },
+      protected: null,
+    });
+    const root = runJson(['explain', '/', '--config', dir, '--json']).doc;
+    expect(root.rulesFrom).toEqual({ kind: 'root', target: '/', readonly: false, approval: { write: 'preApproved', delete: 'blocked' }, policy: NO_POLICY });
+    expect(root.read).toEqual({ result: 'allowed', type: 'directory', entries: 3 });
+    expect(root.write).toEqual({ result: 'refused', code: 'IS_DIRECTORY', message: '/ is a directory. Use list to see its entries, or name a file inside it.' });
+    const missing = runJson(['explain', '/none.txt', '--config', dir, '--json']).doc;
+    expect(missing.read).toEqual({ result: 'not-found' });
+    expect(missing.write).toEqual({ result: 'allowed', approval: 'preApproved' });
+    const relative = runJson(['explain', 'rel', '--config', dir, '--json']).doc;
+    expect(relative.resolvesTo).toBeNull();
+    expect(relative.resolveError).toEqual({ code: 'INVALID_PATH', message: expect.stringContaining('must be absolute') });
+  });
+
+  test('explain: a worker, a protected file, no sandbox', () => {
+    const dir = path.join(base, 'self');
+    write(path.join(dir, 'golem-forge.config.yaml'), 'sandbox:\n  root: .\n');
+    write(path.join(dir, 'workers', 'helper.worker'), '---\nname: helper\n---\n');
+    const worker = path.join(dir, 'workers', 'helper.worker');
+    const { doc } = runJson(['explain', '/golem-forge.config.yaml', '--config', dir, '--worker', worker, '--json']);
+    expect(doc.worker).toEqual({ name: 'helper', file: worker, sandbox: 'inherit' });
+    expect(doc.protected).toEqual({ holder: path.join(dir, 'golem-forge.config.yaml') });
+    write(path.join(base, 'pure.worker'), '---\nname: pure\nsandbox: false\n---\n');
+    const pure = runJson(['explain', '/a', '--config', dir, '--worker', path.join(base, 'pure.worker'), '--json']);
+    expect(pure.code).toBe(0);
+    expect(pure.doc).toEqual({
+      ok: true, config: path.join(dir, 'golem-forge.config.yaml'), worker: { name: 'pure', file: path.join(base, 'pure.worker'), sandbox: 'none' },
+      path: '/a', fileAccess: false, reason: 'the worker is a pure function',
+    });
+  });
+
+  test('exec: the result, not the command\'s raw output, and its exit status', () => {
+    const dir = project();
+    const { code, doc } = runJson(['exec', '--config', dir, '--json', '--verbose', '--', 'sh', '-c', 'cat notes.md; echo err >&2; exit 3']);
+    expect(code).toBe(3);
+    expect(doc).toEqual({
+      ok: true, exitStatus: 3, exitCode: 3, signal: null, timedOut: false, truncated: false,
+      stdout: 'notes', stderr: 'err\n', view: { workspace: '/workspace', cwd: '/workspace' },
+      enforcement: expect.objectContaining({ layers: expect.arrayContaining(['landlock-fs']), missing: expect.any(Array) }),
+    });
+    const slow = runJson(['exec', '--config', dir, '--json', '--timeout', '200', '--', 'sleep', '30']);
+    expect(slow.code).toBe(124);
+    expect(slow.doc).toMatchObject({ ok: true, exitStatus: 124, timedOut: true, signal: 'SIGKILL' });
+  });
+
+  test.each([
+    [['--json'], 2, 'USAGE', 'no command given'],
+    [['check', '--json', '--bogus'], 2, 'USAGE', 'unknown option --bogus'],
+    [['apparmor', '--json'], 2, 'USAGE', 'apparmor does not take --json'],
+    [['explain', '--json'], 2, 'USAGE', 'explain needs a virtual path, such as /src/app.ts'],
+    [['exec', '--json', '--timeout', '-5', '--', 'true'], 2, 'USAGE', '--timeout needs a whole number of milliseconds from 1 to 300000, got "-5"'],
+    [['check', '--json', '--config', 'nope'], 2, 'USAGE', expect.stringContaining('nope does not exist')],
+    [['exec', '--json', '--cwd', '/nope', '--', 'true'], 1, 'NOT_FOUND', 'File or directory not found: /nope'],
+  ])('%j: an error is the document too, with the same exit status', (args, status, errorCode, message) => {
+    project();
+    const { code, doc } = runJson(args, { cwd: path.join(base, 'proj') });
+    expect(code).toBe(status);
+    expect(doc).toMatchObject({ ok: false, error: { code: errorCode, message } });
+  });
+
+  test('exec under no sandbox: a refusal document, exit 1', () => {
+    write(path.join(base, 'golem-forge.config.yaml'), 'model: x\n');
+    const { code, doc } = runJson(['exec', '--json', '--', 'true']);
+    expect(code).toBe(1);
+    expect(doc).toEqual({
+      ok: false,
+      error: { code: 'NO_SANDBOX', message: 'this sandbox allows no file access (the config has no sandbox section), so there is nothing to run a command in' },
+    });
+  });
+});
+
 describe('help and version', () => {
   const OPTIONS = {
-    check: ['--config'],
-    explain: ['--config', '--worker'],
-    exec: ['--config', '--worker', '--cwd', '--network', '--timeout', '--allow-weaker', '--verbose'],
+    check: ['--config', '--json'],
+    explain: ['--config', '--worker', '--json'],
+    exec: ['--config', '--worker', '--cwd', '--network', '--timeout', '--allow-weaker', '--verbose', '--json'],
+    apparmor: [],
   };
 
   test.each(Object.keys(OPTIONS))('%s --help describes the command and every option it takes', (command) => {
@@ -675,7 +835,7 @@ describe('help and version', () => {
   test('the overall usage lists every command and points to per-command help', () => {
     const { code, stdout } = run(['--help']);
     expect(code).toBe(0);
-    for (const command of Object.keys(OPTIONS)) expect(stdout).toContain(`mount-sandbox ${command} `);
+    for (const command of Object.keys(OPTIONS)) expect(stdout).toMatch(new RegExp(`mount-sandbox ${command}\\b`));
     expect(stdout).toContain('mount-sandbox <command> --help');
     expect(run(['help']).stdout).toBe(stdout);
   });
