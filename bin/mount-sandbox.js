@@ -419,13 +419,13 @@ async function explain(args) {
 async function sandboxOf(args) {
   const config = await loadConfig(args.options['--config']);
   const workerFile = args.options['--worker'];
-  if (workerFile !== undefined && !fs.existsSync(workerFile)) {
-    throw new UsageError(`${path.resolve(workerFile)} does not exist`);
-  }
-  // Reading a FIFO would wait for a writer forever (a directory is refused as the read fails).
   if (workerFile !== undefined) {
+    if (!fs.existsSync(workerFile)) throw new UsageError(`${path.resolve(workerFile)} does not exist`);
+    // Reading a FIFO would wait for a writer forever (a directory is refused as the read fails).
     const stat = fs.statSync(workerFile);
-    if (!stat.isFile() && !stat.isDirectory()) throw new Refusal('NOT_REGULAR_FILE', `${path.resolve(workerFile)} is not a regular file`);
+    if (!stat.isFile() && !stat.isDirectory()) {
+      throw new Refusal('NOT_REGULAR_FILE', `${path.resolve(workerFile)} is not a regular file`);
+    }
   }
   return { config, ...(await sandboxFor(config, workerFile)) };
 }
