@@ -9,40 +9,69 @@ const path = require('path');
 const fs = require('fs');
 const ms = require('../lib/index.js');
 // The CLI's only private import (see there for why it is not public API).
-const { sandboxFor, protectionOf, rulesFor, checkConfigsAbove, launcherPath, apparmor } = require('../lib/cli-support.js');
+const {
+  sandboxFor, protectionOf, rulesFor, checkConfigsAbove, launcherPath, apparmor, MAX_TIMEOUT_MS,
+} = require('../lib/cli-support.js');
 const { version } = require('../package.json');
 
 const CONFIG_OPTION = '  --config dir|file   the program config file, or the directory to search upward from for\n' +
   '                      golem-forge.config.{yaml,yml,json} (default: the current directory)';
-const WORKER_OPTION = '  --worker file       answer for the narrower sandbox this .worker file gets from call_worker';
-
+const WORKER_OPTION = {
+  explain: '  --worker file       answer for the narrower sandbox this .worker file gets from call_worker',
+  exec: '  --worker file       run the command in the narrower sandbox this .worker file gets from\n' +
+    '                      call_worker',
+};
+const JSON_OPTION = '  --json              print one JSON document on stdout instead (see below), errors included';
 const COMMANDS = {
   check: {
-    synopsis: 'mount-sandbox check [dir]',
-    summary: 'Validate the program config found from dir upward and print its mount table.',
-    help: `Find golem-forge.config.yaml, .yml or .json in dir (default: the current directory) or the
-nearest directory above it, validate it and print the effective mount table: each mount's
-virtual target, host source, ro/rw, approvals and policies, marking sources that do not exist
-yet. Says so when the config has no sandbox section (no file access).
+    synopsis: 'mount-sandbox check [dir | --config dir|file] [--json]',
+    takes: ['--config', '--json'],
+    summary: 'Validate the program config and print its mount table.',
+    help: `Validate the program config --config names (a dir argument, kept for older scripts, is
+the same as --config dir: give one or the other) and print the effective mount table: each
+mount's virtual target, host source, ro/rw, approvals and policies, marking sources that do not
+exist yet. Says so when the config has no sandbox section (no file access). Values from the
+config and the filesystem are printed with control and bidi characters escaped (\\n, \\x1b,
+\\u202e) and a backslash doubled, so that a config you do not trust can be reviewed with it.
+
+Options:
+${CONFIG_OPTION}
+${JSON_OPTION}
+
+With --json: {"ok": true, "config", "delegation": {"maxDepth"}, "sandbox": null | {"layout",
+"mounts": [{"target", "source", "readonly", "approval", "policy", "missing"}]}}, "/" first when
+there is a root. An error is {"ok": false, "error": {"code", "message", ...}} with the same exit
+status (code USAGE for a usage error); an invalid config's has file, line, column, keyPath and
+expected.
 
 Exit status: 0 valid; 1 invalid (file:line:column: keyPath: expected ...); 2 usage error.`,
   },
   explain: {
-    synopsis: 'mount-sandbox explain <virtual-path> [--config dir|file] [--worker file]',
+    synopsis: 'mount-sandbox explain <virtual-path> [--config dir|file] [--worker file] [--json]',
+    takes: ['--config', '--worker', '--json'],
     summary: 'Say how a virtual path resolves and which rule allows or refuses each operation.',
     help: `Say where a virtual path such as /src/app.ts resolves on the host, which mount's rules
 apply, and for read, write and delete whether the sandbox allows it (with the approval) or
 refuses it, with the message a model would get. Paths are as the sandbox sees them: with
---worker, as that worker sees them (a worker restricted to /src sees its files at /).
+--worker, as that worker sees them (a worker restricted to /src sees its files at /). Values
+from the config and the filesystem are escaped as check escapes them.
 
 Options:
 ${CONFIG_OPTION}
-${WORKER_OPTION}
+${WORKER_OPTION.explain}
+${JSON_OPTION}
+
+With --json: {"ok": true, "config", "worker": null | {"name", "file", "sandbox"}, "path",
+"fileAccess", "resolvesTo", "resolveError", "rulesFrom", "read", "write", "delete",
+"protected"}; each verdict is {"result": "allowed" | "refused" | "not-found", ...}; without file
+access, "reason" instead of the answers. An error is {"ok": false, "error": {"code", "message",
+...}} with the same exit status (code USAGE for a usage error).
 
 Exit status: 0 explained; 1 invalid config or worker file; 2 usage error.`,
   },
   exec: {
     synopsis: 'mount-sandbox exec [options] -- command [args...]',
+    takes: ['--config', '--worker', '--cwd', '--timeout', '--network', '--allow-weaker', '--verbose', '--json'],
     summary: 'Run a command confined by the kernel to the sandbox, as sandbox.exec() does.',
     help: `Run a command confined by the kernel to the program's sandbox (or a worker's narrower
 one), as sandbox.exec() does: it can read and write only what the sandbox allows, and has no
@@ -50,18 +79,26 @@ network unless --network. Its output is passed through as it is.
 
 Options:
 ${CONFIG_OPTION}
-${WORKER_OPTION}
+${WORKER_OPTION.exec}
   --cwd /virtual/dir  the working directory, a virtual path (default: /)
   --network           let the command use the network
-  --timeout ms        kill the command after this many milliseconds (default 30000, at most 300000)
+  --timeout ms        kill the command after this many milliseconds (default 30000, 1 to 300000)
   --allow-weaker      run even when an enforcement layer the kernel lacks is required
   --verbose           print the enforcement layers applied to stderr
+${JSON_OPTION}
+
+With --json the command's output is not passed through: {"ok": true, "exitStatus" (this
+command's exit status), "exitCode", "signal", "timedOut", "truncated", "stdout", "stderr",
+"view", "enforcement"}, as sandbox.exec() returns them. An error is {"ok": false, "error":
+{"code", "message", ...}} with the same exit status (code USAGE for a usage error).
 
 Exit status: the command's; 124 on timeout; 128+n when killed by signal n; 1 when the sandbox
-refuses to run it; 2 usage error.`,
+refuses to run it (no sandbox, a working directory that is not there, an enforcement layer
+missing); 2 usage error.`,
   },
   apparmor: {
     synopsis: 'mount-sandbox apparmor',
+    takes: [],
     summary: 'Print the AppArmor profile that lets exec\'s launcher create user namespaces (Ubuntu 24.04).',
     help: `Print on stdout the AppArmor profile that allows msb-launch, the program exec runs first,
 to create user namespaces where ${apparmor.SYSCTL} is 1 (Ubuntu 23.10 and
@@ -82,15 +119,54 @@ ${Object.values(COMMANDS).map((c) => `  ${c.synopsis}\n      ${c.summary}`).join
 
 const commandHelp = (name) => `Usage: ${COMMANDS[name].synopsis}\n\n${COMMANDS[name].help}`;
 
+// A usage error (exit 2) prints its message and the command's usage; a refusal (exit 1) its
+// message alone. Neither is a bug, so neither prints a stack trace.
 class UsageError extends Error {}
+class Refusal extends Error {
+  constructor(code, message) {
+    super(message);
+    this.code = code;
+  }
+}
 
-const VALUE_FLAGS = ['--worker', '--config', '--cwd', '--timeout'];
-const BOOLEAN_FLAGS = { '--network': 'network', '--allow-weaker': 'allowWeaker', '--verbose': 'verbose' };
+// Every value printed that came from a config, a worker file, the command line or the filesystem
+// goes through shown(): control characters (C0, DEL, C1), format characters (bidi controls such as
+// U+202E, zero-width ones), line and paragraph separators and lone surrogates are written as
+// escapes (\n, \t, \x1b, \u202e), and a backslash is doubled, so that a value is printed on
+// its own line, reaches the terminal as text and reads back unambiguously: a mount source with a
+// newline cannot forge a row of check's table. The --json document is escaped by jsonText().
+const UNSAFE = /[\\\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
+const NAMED_ESCAPES = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
+function escapeCode(code) {
+  if (code <= 0xff) return `\\x${code.toString(16).padStart(2, '0')}`;
+  if (code <= 0xffff) return `\\u${code.toString(16).padStart(4, '0')}`;
+  return `\\u{${code.toString(16)}}`;
+}
+
+function shown(value) {
+  return String(value).replace(UNSAFE, (c) => NAMED_ESCAPES[c] ?? escapeCode(c.codePointAt(0)));
+}
+
+// The options that take a value, and those that are switches; each command takes only those its
+// COMMANDS entry lists.
+const VALUE_OPTIONS = ['--config', '--worker', '--cwd', '--timeout'];
+const SWITCHES = ['--network', '--allow-weaker', '--verbose', '--json'];
+const PATH_OPTIONS = ['--config', '--worker'];
+
+// { positional, options, flags, command, problem }: options by name ('--config': 'dir'), flags
+// --help and --version, `command` what follows `--`, `problem` the first usage error found
+// (reported once the command is known, so that the usage printed is that command's).
 function parseArgs(argv) {
   const positional = [];
+  const options = {};
   const flags = {};
   let command = null;
+  let problem = null;
+  const set = (name, value) => {
+    if (Object.hasOwn(options, name)) problem ??= `${name} given twice`;
+    options[name] = value;
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--') {
@@ -99,14 +175,58 @@ function parseArgs(argv) {
     }
     if (arg === '--help' || arg === '-h') flags.help = true;
     else if (arg === '--version' || arg === '-V') flags.version = true;
-    else if (BOOLEAN_FLAGS[arg]) flags[BOOLEAN_FLAGS[arg]] = true;
-    else if (VALUE_FLAGS.includes(arg)) {
-      if (i + 1 >= argv.length) throw new UsageError(`${arg} needs a value`);
-      flags[arg.slice(2)] = argv[++i];
-    } else if (arg.startsWith('--')) throw new UsageError(`unknown option ${arg}`);
+    else if (SWITCHES.includes(arg)) set(arg, true);
+    else if (VALUE_OPTIONS.includes(arg)) {
+      const value = argv[i + 1];
+      // "--config --verbose" is a forgotten value, not a config named --verbose; "--config ''"
+      // an empty variable, not the current directory.
+      const missing = value === undefined || value.startsWith('--') || (value === '' && PATH_OPTIONS.includes(arg));
+      if (missing) problem ??= `${arg} needs a value`;
+      else set(arg, value);
+      i++;
+    } else if (arg.startsWith('-') && arg !== '-') problem ??= `unknown option ${arg}`;
     else positional.push(arg);
   }
-  return { positional, flags, command };
+  return { positional, options, flags, command, problem };
+}
+
+// exec's values as sandbox.exec() takes them, checked here so that a bad one is a usage error.
+function checkExecOptions(options) {
+  const timeout = options['--timeout'];
+  // Digits only: Number() would take "1e3", "0x10", " 100" and "" too.
+  if (timeout !== undefined && !(/^[0-9]+$/.test(timeout) && Number(timeout) >= 1 && Number(timeout) <= MAX_TIMEOUT_MS)) {
+    throw new UsageError(`--timeout needs a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ${JSON.stringify(timeout)}`);
+  }
+  const cwd = options['--cwd'];
+  if (cwd !== undefined && !cwd.startsWith('/')) {
+    throw new UsageError(`--cwd needs a virtual path starting with /, got ${JSON.stringify(cwd)}`);
+  }
+}
+
+// Each command's arguments: only its own options, its positional arguments, `--` for exec alone.
+function checkArgs(name, args) {
+  const { takes } = COMMANDS[name];
+  for (const option of Object.keys(args.options)) {
+    if (!takes.includes(option)) throw new UsageError(`${name} does not take ${option}`);
+  }
+  const extra = args.positional.slice(1);
+  if (name !== 'exec' && args.command !== null) throw new UsageError(`${name} runs no command: -- is for exec`);
+  if (name === 'check') {
+    if (extra.length > 1) throw new UsageError(`check takes at most one directory, got ${extra.length}`);
+    if (extra.length === 1 && args.options['--config'] !== undefined) {
+      throw new UsageError('check takes the config as a directory argument or as --config, not both');
+    }
+  } else if (name === 'explain') {
+    if (extra.length === 0) throw new UsageError('explain needs a virtual path, such as /src/app.ts');
+    if (extra.length > 1) throw new UsageError(`explain takes one virtual path, got ${extra.length}`);
+  } else if (name === 'exec') {
+    if (extra.length > 0) throw new UsageError(`exec takes its command after --: ${COMMANDS.exec.synopsis}`);
+    if (!args.command || args.command.length === 0) throw new UsageError('exec needs a command after --');
+    if (args.command[0] === '') throw new UsageError('exec needs a program to run after --, not an empty name');
+    checkExecOptions(args.options);
+  } else if (extra.length > 0) {
+    throw new UsageError(`${name} takes no arguments`);
+  }
 }
 
 async function loadConfig(where) {
@@ -121,6 +241,9 @@ async function loadConfig(where) {
     return config;
   }
   if (!stat) throw new UsageError(`${target} does not exist`);
+  // A FIFO would block the read, and a device is no config; findProgramConfig would search upward
+  // from either as from a directory.
+  if (!stat.isDirectory()) throw new UsageError(`${target} is neither a config file nor a directory`);
   const config = await ms.findProgramConfig(target);
   if (!config) {
     throw new UsageError(`no ${ms.CONFIG_FILE_NAMES.join(' / ')} found in ${target} or above`);
@@ -129,148 +252,227 @@ async function loadConfig(where) {
 }
 
 function describeRules({ readonly, approval, policy }) {
-  const parts = [readonly ? 'ro' : 'rw', `write: ${approval.write}`, `delete: ${approval.delete}`];
-  if (policy.allowedSuffixes) parts.push(`allowed: ${policy.allowedSuffixes.join(' ') || '(none)'}`);
-  if (policy.deniedSuffixes.length) parts.push(`denied: ${policy.deniedSuffixes.join(' ')}`);
-  if (policy.maxFileBytes !== null) parts.push(`maxFileBytes: ${policy.maxFileBytes}`);
+  const parts = [readonly ? 'ro' : 'rw', `write: ${shown(approval.write)}`, `delete: ${shown(approval.delete)}`];
+  const list = (suffixes) => suffixes.map(shown).join(' ');
+  if (policy.allowedSuffixes) parts.push(`allowed: ${list(policy.allowedSuffixes) || '(none)'}`);
+  if (policy.deniedSuffixes.length) parts.push(`denied: ${list(policy.deniedSuffixes)}`);
+  if (policy.maxFileBytes !== null) parts.push(`maxFileBytes: ${shown(policy.maxFileBytes)}`);
   return parts.join(', ');
 }
 
+// The rules of the root or of a mount, as describe() gives them.
+function rulesOf({ readonly, approval, policy }) {
+  return { readonly, approval: { ...approval }, policy: { ...policy } };
+}
+
+// check's table: the root (when there is one) and each mount, marking sources not there yet.
 function mountRows(table) {
   const rows = [];
-  if (table.root !== null) rows.push({ target: '/', source: table.root, rules: describeRules(table) });
-  for (const m of table.mounts) rows.push({ target: m.target, source: m.source, rules: describeRules(m) });
-  return rows;
+  if (table.root !== null) rows.push({ target: '/', source: table.root, ...rulesOf(table) });
+  for (const m of table.mounts) rows.push({ target: m.target, source: m.source, ...rulesOf(m) });
+  return rows.map((row) => ({ ...row, missing: !fs.existsSync(row.source) }));
 }
 
-function printTable(out, rows) {
-  const width = Math.max(...rows.map((r) => r.target.length));
-  for (const r of rows) {
-    const missing = fs.existsSync(r.source) ? '' : '  (missing: created on first use)';
-    out.push(`  ${r.target.padEnd(width)}  ${r.source}  [${r.rules}]${missing}`);
-  }
+function tableLines(rows) {
+  const width = Math.max(...rows.map((r) => shown(r.target).length));
+  return rows.map((r) => {
+    const missing = r.missing ? '  (missing: created on first use)' : '';
+    return `  ${shown(r.target).padEnd(width)}  ${shown(r.source)}  [${describeRules(r)}]${missing}`;
+  });
 }
 
+const LAYOUTS = { mounts: 'mounts', sandboxed: 'zones, sandboxed mode', direct: 'zones, direct mode' };
+
+// Each command answers with { code, report, lines }: `report` is the --json document, `lines`
+// the text, each value in it through shown().
 async function check(args) {
-  const config = await loadConfig(args.positional[1]);
-  const out = [`config: ${config.file}`, `delegation: maxDepth ${config.delegation.maxDepth}`];
+  const config = await loadConfig(args.positional[1] ?? args.options['--config']);
+  const report = { ok: true, config: config.file, delegation: { maxDepth: config.delegation.maxDepth }, sandbox: null };
+  const lines = [`config: ${shown(config.file)}`, `delegation: maxDepth ${shown(config.delegation.maxDepth)}`];
   if (config.sandbox === null) {
-    out.push('sandbox: none (no sandbox section: workers get no file access)');
-    return out;
+    lines.push('sandbox: none (no sandbox section: workers get no file access)');
+    return { code: 0, report, lines };
   }
-  const layout = { mounts: 'mounts', sandboxed: 'zones, sandboxed mode', direct: 'zones, direct mode' };
-  out.push(`sandbox: ${layout[config.sandbox.layout]}${config.sandbox.root === null ? ' ("/" lists the zones only)' : ''}`);
   // Built through the addon, so what is printed is what a sandbox would enforce.
   const sandbox = ms.createMountSandbox(ms.sandboxConfigFrom(config));
-  printTable(out, mountRows(sandbox.describe()));
-  out.push('ok');
-  return out;
+  const mounts = mountRows(sandbox.describe());
+  report.sandbox = { layout: config.sandbox.layout, mounts };
+  const zonesOnly = config.sandbox.root === null ? ' ("/" lists the zones only)' : '';
+  lines.push(`sandbox: ${LAYOUTS[config.sandbox.layout]}${zonesOnly}`, ...tableLines(mounts), 'ok');
+  return { code: 0, report, lines };
 }
 
-function refusal(error) {
-  return `refused (${error.code}): ${error.toLLMMessage ? error.toLLMMessage() : error.message}`;
+// explain's verdicts: { result: 'allowed' | 'refused' | 'not-found', ... }.
+function refused(error) {
+  return { result: 'refused', code: error.code, message: error.toLLMMessage ? error.toLLMMessage() : error.message };
+}
+
+function verdictText(verdict) {
+  if (verdict.result === 'refused') return `refused (${shown(verdict.code)}): ${shown(verdict.message)}`;
+  if (verdict.result === 'not-found') return 'nothing there (not found)';
+  if (verdict.type === 'file') return `allowed (file, ${verdict.size} bytes)`;
+  if (verdict.type === 'directory') return `allowed (directory, ${verdict.entries} entries)`;
+  return `allowed, approval: ${shown(verdict.approval)}`;
 }
 
 async function readVerdict(sandbox, p) {
   try {
     await sandbox.read(p, { offset: 0, length: 0 }); // every read rule, no data
     const info = await sandbox.stat(p);
-    return `allowed (file, ${info.size} bytes)`;
+    return { result: 'allowed', type: 'file', size: info.size };
   } catch (error) {
     if (!ms.isSandboxError(error)) throw error;
-    if (error.code === 'NOT_FOUND') return 'nothing there (not found)';
-    if (error.code !== 'IS_DIRECTORY') return refusal(error);
+    if (error.code === 'NOT_FOUND') return { result: 'not-found' };
+    if (error.code !== 'IS_DIRECTORY') return refused(error);
   }
   try {
     const names = await sandbox.list(p);
-    return `allowed (directory, ${names.length} entries)`;
+    return { result: 'allowed', type: 'directory', entries: names.length };
   } catch (error) {
     if (!ms.isSandboxError(error)) throw error;
-    return refusal(error);
+    return refused(error);
   }
 }
 
 function changeVerdict(sandbox, p, operation) {
   const error = sandbox.checkChange(p, operation);
-  if (error) return refusal(error);
-  return `allowed, approval: ${sandbox.approvalFor(p, operation)}`;
+  if (error) return refused(error);
+  return { result: 'allowed', approval: sandbox.approvalFor(p, operation) };
 }
 
-function whereItResolves(sandbox, p) {
+// Which rules apply: { kind: 'mount' | 'root', target, readonly, approval, policy } or { kind: 'none' }.
+function rulesFrom(sandbox, p) {
   const table = sandbox.describe();
   const rules = rulesFor(table, p);
-  if (rules !== table) return `mount ${rules.target} [${describeRules(rules)}]`;
-  if (table.root !== null) return `root / [${describeRules(table)}]`;
+  if (rules !== table) return { kind: 'mount', target: rules.target, ...rulesOf(rules) };
+  if (table.root !== null) return { kind: 'root', target: '/', ...rulesOf(table) };
+  return { kind: 'none' };
+}
+
+function rulesFromText(rules) {
+  if (rules.kind === 'mount') return `mount ${shown(rules.target)} [${describeRules(rules)}]`;
+  if (rules.kind === 'root') return `root / [${describeRules(rules)}]`;
   return 'no mount (outside the sandbox, or a directory that only holds mounts)';
 }
 
-// What exec does to a protected file (explain's file verdicts are the file API's).
-function protectionVerdict(sandbox, host) {
+// What exec does to a protected file (explain's file verdicts are the file API's): { holder }, the
+// trusted file or the directory of them that holds the path, or null.
+function protection(sandbox, host) {
   const holder = host === null ? null : protectionOf(sandbox, host);
-  if (holder === null) return null;
-  const what = holder === host ? 'this file' : path.basename(holder);
+  return holder === null ? null : { holder };
+}
+
+function protectionText({ holder }, host) {
+  const what = holder === host ? 'this file' : shown(path.basename(holder));
   return `protected: read-only to commands run by exec (${what}: the next run trusts it)`;
 }
 
 async function explain(args) {
   const p = args.positional[1];
-  if (!p) throw new UsageError('explain needs a virtual path, such as /src/app.ts');
   const { config, sandbox, worker } = await sandboxOf(args);
-  const out = [`config: ${config.file}`];
-  if (worker) out.push(`worker: ${worker.name ?? path.basename(worker.file)} (sandbox: ${worker.sandbox.kind})`);
+  const report = {
+    ok: true,
+    config: config.file,
+    worker: worker ? { name: worker.name ?? null, file: worker.file, sandbox: worker.sandbox.kind } : null,
+    path: p,
+  };
+  const lines = [`config: ${shown(config.file)}`];
+  if (worker) lines.push(`worker: ${shown(worker.name ?? path.basename(worker.file))} (sandbox: ${shown(worker.sandbox.kind)})`);
   if (sandbox === null) {
-    out.push(`${p}: no sandbox, so no file access (${args.flags.worker ? 'the worker is a pure function' : 'the config has no sandbox section'})`);
-    return out;
+    const reason = worker ? 'the worker is a pure function' : 'the config has no sandbox section';
+    lines.push(`${shown(p)}: no sandbox, so no file access (${reason})`);
+    return { code: 0, report: { ...report, fileAccess: false, reason }, lines };
   }
-  out.push(`path: ${p}`);
   let host = null;
+  let resolveError = null;
   try {
     host = sandbox.resolve(p);
-    out.push(`resolves to: ${host}`);
   } catch (error) {
     if (!ms.isSandboxError(error)) throw error;
-    out.push(`resolves to: ${refusal(error)}`);
+    resolveError = refused(error);
   }
-  out.push(`rules from: ${whereItResolves(sandbox, p)}`);
-  out.push(`read:   ${await readVerdict(sandbox, p)}`);
-  out.push(`write:  ${changeVerdict(sandbox, p, 'write')}`);
-  out.push(`delete: ${changeVerdict(sandbox, p, 'delete')}`);
-  const protection = protectionVerdict(sandbox, host);
-  if (protection !== null) out.push(protection);
-  return out;
+  const answers = {
+    fileAccess: true,
+    resolvesTo: host,
+    resolveError: resolveError && { code: resolveError.code, message: resolveError.message },
+    rulesFrom: rulesFrom(sandbox, p),
+    read: await readVerdict(sandbox, p),
+    write: changeVerdict(sandbox, p, 'write'),
+    delete: changeVerdict(sandbox, p, 'delete'),
+    protected: protection(sandbox, host),
+  };
+  lines.push(
+    `path: ${shown(p)}`,
+    `resolves to: ${host === null ? verdictText(resolveError) : shown(host)}`,
+    `rules from: ${rulesFromText(answers.rulesFrom)}`,
+    `read:   ${verdictText(answers.read)}`,
+    `write:  ${verdictText(answers.write)}`,
+    `delete: ${verdictText(answers.delete)}`,
+  );
+  if (answers.protected !== null) lines.push(protectionText(answers.protected, host));
+  return { code: 0, report: { ...report, ...answers }, lines };
 }
 
 // The config's sandbox, whose commands cannot change what the next run trusts; with --worker,
 // the worker's narrower one, from a worker file no command could have written. explain and exec
 // answer for this same sandbox.
 async function sandboxOf(args) {
-  const config = await loadConfig(args.flags.config);
-  if (args.flags.worker && !fs.existsSync(args.flags.worker)) {
-    throw new UsageError(`${path.resolve(args.flags.worker)} does not exist`);
+  const config = await loadConfig(args.options['--config']);
+  const workerFile = args.options['--worker'];
+  if (workerFile !== undefined) {
+    if (!fs.existsSync(workerFile)) throw new UsageError(`${path.resolve(workerFile)} does not exist`);
+    // Reading a FIFO would wait for a writer forever (a directory is refused as the read fails).
+    const stat = fs.statSync(workerFile);
+    if (!stat.isFile() && !stat.isDirectory()) {
+      throw new Refusal('NOT_REGULAR_FILE', `${path.resolve(workerFile)} is not a regular file`);
+    }
   }
-  return { config, ...(await sandboxFor(config, args.flags.worker || undefined)) };
+  return { config, ...(await sandboxFor(config, workerFile)) };
 }
 
 async function exec(args) {
-  if (!args.command || args.command.length === 0) throw new UsageError('exec needs a command after --');
-  const options = { network: args.flags.network === true, allowWeakerEnforcement: args.flags.allowWeaker === true };
-  if (args.flags.cwd !== undefined) options.cwd = args.flags.cwd;
-  if (args.flags.timeout !== undefined) {
-    options.timeoutMs = Number(args.flags.timeout);
-    if (!Number.isSafeInteger(options.timeoutMs)) throw new UsageError('--timeout needs a number of milliseconds');
-  }
+  const given = args.options;
+  const options = { network: given['--network'] === true, allowWeakerEnforcement: given['--allow-weaker'] === true };
+  if (given['--cwd'] !== undefined) options.cwd = given['--cwd'];
+  if (given['--timeout'] !== undefined) options.timeoutMs = Number(given['--timeout']); // checked in checkArgs
   const { sandbox } = await sandboxOf(args);
-  if (sandbox === null) throw new UsageError('this sandbox allows no file access, so there is nothing to run a command in');
+  if (sandbox === null) {
+    const why = given['--worker'] !== undefined ? 'the worker is a pure function' : 'the config has no sandbox section';
+    throw new Refusal('NO_SANDBOX', `this sandbox allows no file access (${why}), so there is nothing to run a command in`);
+  }
   const result = await sandbox.exec(args.command, options);
   const lines = [];
-  if (args.flags.verbose) {
+  if (given['--verbose'] && !given['--json']) { // the document has result.enforcement
     const { landlockAbi, layers, missing } = result.enforcement;
     lines.push(`[mount-sandbox] Landlock ABI ${landlockAbi}; applied: ${layers.join(', ')}; missing: ${missing.join(', ') || 'none'}`);
   }
   let code = result.exitCode;
   if (result.timedOut) code = 124;
   else if (result.signal) code = 128 + (os.constants.signals[result.signal] || 0);
-  return { code, lines, stdout: result.stdout, stderr: result.stderr };
+  const report = {
+    ok: true,
+    exitStatus: code,
+    exitCode: result.exitCode,
+    signal: result.signal,
+    timedOut: result.timedOut,
+    truncated: result.truncated,
+    stdout: result.stdout,
+    stderr: result.stderr,
+    view: result.view,
+    enforcement: result.enforcement,
+  };
+  return { code, report, lines, stdout: result.stdout, stderr: withNewline(result, args.command) };
+}
+
+// What sandbox.exec() says in stderr for a command that did not start ("Command not found: x")
+// or was killed ("Command timed out after ...") ends without a newline: it is for a model. On a
+// terminal it ends its line. The command's own output is left as it is.
+function withNewline(result, argv) {
+  const { stderr } = result;
+  if (stderr.endsWith('\n')) return stderr;
+  const notStarted = [`Command not found: ${argv[0]}`, `Permission denied: ${argv[0]}`].includes(stderr) &&
+    (result.exitCode === 127 || result.exitCode === 126);
+  return result.timedOut || notStarted ? `${stderr}\n` : stderr;
 }
 
 // Whether this kernel needs the profile, as the first line of what `apparmor` says on stderr.
@@ -281,61 +483,122 @@ function restrictionLine() {
   return `this kernel does not restrict user namespaces (${setting}): exec needs no profile here. Where it does, install and load it, as root:`;
 }
 
-function appArmorProfile(args) {
-  if (args.positional.length > 1) throw new UsageError('apparmor takes no arguments');
+function appArmorProfile() {
   const profile = apparmor.profileFor(fs.realpathSync(launcherPath()));
   const stderr = `mount-sandbox: ${restrictionLine()}\n${apparmor.LOAD_COMMANDS.map((line) => `  ${line}\n`).join('')}`;
   return { code: 0, lines: [], stdout: profile, stderr };
 }
 
+// The command asked for, once known: a usage error prints that command's usage. With --json
+// anywhere before `--`, whatever happens is one JSON document on stdout, even a usage error.
+let asked = null;
+let json = false;
+
 async function main(argv) {
   const args = parseArgs(argv);
   const command = args.positional[0];
+  if (COMMANDS[command]) asked = command;
+  json = argv.slice(0, args.command === null ? argv.length : argv.indexOf('--')).includes('--json');
+  // "exec ls -la": its -la is the command's, not an unknown option.
+  if (command === 'exec' && args.command === null && args.positional.length > 1) checkArgs(command, args);
+  if (args.problem) throw new UsageError(args.problem);
   if (args.flags.version) return { code: 0, lines: [version] };
   if (command === 'help' && COMMANDS[args.positional[1]]) return { code: 0, lines: [commandHelp(args.positional[1])] };
   if (args.flags.help || command === 'help') {
     return { code: 0, lines: [COMMANDS[command] ? commandHelp(command) : USAGE] };
   }
-  if (!command) return { code: 2, lines: [USAGE] };
-  if (command === 'check') return { code: 0, lines: await check(args) };
-  if (command === 'explain') return { code: 0, lines: await explain(args) };
+  if (!command) {
+    if (json) throw new UsageError('no command given');
+    return { code: 2, lines: [USAGE] };
+  }
+  if (!COMMANDS[command]) throw new UsageError(`unknown command ${command}`);
+  checkArgs(command, args);
+  if (command === 'check') return check(args);
+  if (command === 'explain') return explain(args);
   if (command === 'exec') return exec(args);
-  if (command === 'apparmor') return appArmorProfile(args);
-  throw new UsageError(`unknown command ${command}`);
+  return appArmorProfile();
 }
 
 // After a usage error: the usage of the command that was asked for, if there is one.
-function usageFor(argv) {
-  const command = argv.find((arg) => !arg.startsWith('-'));
-  return COMMANDS[command] ? `Usage: ${COMMANDS[command].synopsis}\n(mount-sandbox ${command} --help for more)` : USAGE;
+function usageFor() {
+  return asked ? `Usage: ${COMMANDS[asked].synopsis}\n(mount-sandbox ${asked} --help for more)` : USAGE;
+}
+
+// A reader that stops reading (mount-sandbox check | head -1) is not an error to report: the
+// rest of the output goes nowhere, and the exit status is the command's. (Nor could a failed write
+// to stdout or stderr be reported anywhere.)
+for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
+
+// The --json document, terminal-safe as well: JSON.stringify leaves DEL, C1 controls, bidi and
+// other format characters and U+2028/2029 raw in strings; written as \u escapes they parse back
+// the same (they occur only inside strings), and `cat`ting the document shows them as text.
+const JSON_UNSAFE = /[\u007f-\u009f\p{Cf}\p{Zl}\p{Zp}]/gu;
+
+function jsonText(doc) {
+  const escape = (c) => Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join('');
+  return `${JSON.stringify(doc, null, 2).replace(JSON_UNSAFE, escape)}\n`;
+}
+
+// An error as the --json document says it: its code and message, and what the error carries
+// (a config error's file, line, column, keyPath and expected; a sandbox error's virtual path).
+function errorReport(error) {
+  if (error instanceof UsageError) return { code: 'USAGE', message: error.message };
+  if (error instanceof Refusal) return { code: error.code, message: error.message };
+  if (ms.isSandboxError(error)) {
+    const { name, code, ...details } = error;
+    return { code, name, message: error.message, ...details };
+  }
+  if (error && typeof error.syscall === 'string') {
+    return { code: error.code, message: error.message, syscall: error.syscall, path: error.path };
+  }
+  return { code: 'INTERNAL', message: String(error?.message ?? error) };
+}
+
+function printText({ code, lines, stdout, stderr }) {
+  if (stdout !== undefined) {
+    // exec and apparmor: the command's own output (the profile), as it produced it.
+    process.stdout.write(stdout);
+    process.stderr.write(stderr);
+    if (lines.length) process.stderr.write(`${lines.join('\n')}\n`);
+  } else {
+    (code === 0 ? process.stdout : process.stderr).write(`${lines.join('\n')}\n`);
+  }
+}
+
+function printError(error) {
+  if (error instanceof UsageError) {
+    process.stderr.write(`mount-sandbox: ${shown(error.message)}\n\n${usageFor()}\n`);
+  } else if (error instanceof ms.UnsupportedPlatformError) {
+    // Its message starts "mount-sandbox cannot run here": said once, with the ways out.
+    const steps = error.solutions.map((step) => `\n- ${shown(step)}`).join('');
+    process.stderr.write(`mount-sandbox: cannot run here: ${shown(error.reason)}.${steps ? ` What to do:${steps}` : ''}\n`);
+  } else if (error instanceof Refusal || ms.isSandboxError(error)) {
+    process.stderr.write(`mount-sandbox: ${shown(error.message)}\n`);
+  } else if (error && typeof error.syscall === 'string') {
+    // An unreadable file or directory: the message names it; a stack trace would not help.
+    process.stderr.write(`mount-sandbox: ${shown(error.message)}\n`);
+  } else {
+    // A bug: one line, unless asked for the stack trace.
+    const text = process.env.MOUNT_SANDBOX_DEBUG ? String(error?.stack || error) : shown(error?.message ?? error);
+    process.stderr.write(`mount-sandbox: internal error: ${text}${process.env.MOUNT_SANDBOX_DEBUG ? '' : ' (MOUNT_SANDBOX_DEBUG=1 prints its stack trace)'}\n`);
+  }
 }
 
 main(process.argv.slice(2)).then(
-  ({ code, lines, stdout, stderr }) => {
-    if (stdout !== undefined) {
-      // exec: the command's own output, as it produced it.
-      process.stdout.write(stdout);
-      process.stderr.write(stderr);
-      if (lines.length) process.stderr.write(`${lines.join('\n')}\n`);
-    } else {
-      (code === 0 ? process.stdout : process.stderr).write(`${lines.join('\n')}\n`);
-    }
-    process.exitCode = code;
+  (answer) => {
+    // Help and --version are text, --json or not.
+    if (json && answer.report !== undefined) process.stdout.write(jsonText(answer.report));
+    else printText(answer);
+    process.exitCode = answer.code;
   },
   (error) => {
-    if (error instanceof UsageError) {
-      process.stderr.write(`mount-sandbox: ${error.message}\n\n${usageFor(process.argv.slice(2))}\n`);
-      process.exitCode = 2;
-    } else if (ms.isSandboxError(error)) {
-      process.stderr.write(`mount-sandbox: ${error.message}\n`);
-      process.exitCode = 1;
-    } else if (error && typeof error.syscall === 'string') {
-      // An unreadable file or directory: the message names it; a stack trace would not help.
-      process.stderr.write(`mount-sandbox: ${error.message}\n`);
-      process.exitCode = 1;
-    } else {
-      process.stderr.write(`mount-sandbox: ${error.stack || error}\n`);
-      process.exitCode = 1;
+    process.exitCode = error instanceof UsageError ? 2 : 1;
+    if (!json) {
+      printError(error);
+      return;
     }
+    process.stdout.write(jsonText({ ok: false, error: errorReport(error) }));
+    const internal = errorReport(error).code === 'INTERNAL';
+    if (internal && process.env.MOUNT_SANDBOX_DEBUG) process.stderr.write(`${error?.stack || error}\n`);
   },
 );

@@ -2,9 +2,9 @@
 
 // The one internal module bin/mount-sandbox.js imports besides the public entry: what the CLI
 // needs that is not public API (lexical rule lookup, the trust checks for a config or worker file
-// named by hand, the launcher's path, the AppArmor profile). Kept out of the public surface
-// because it is shaped by the CLI's output and may change with it; everything else the CLI uses
-// goes through lib/index.js like any caller.
+// named by hand, the launcher's path, the AppArmor profile, exec's timeout bound). Kept out of
+// the public surface because it is shaped by the CLI's output and may change with it; everything
+// else the CLI uses goes through lib/index.js like any caller.
 const ms = require('./index');
 const { rulesFor } = require('./errors');
 const { protectedFiles, addProtectedFiles } = require('./protected');
@@ -12,6 +12,7 @@ const { checkConfigsAbove, filesTheNextRunTrusts, checkWorkerFileTrusted } = req
 const { launcherPath } = require('./launcher');
 const apparmor = require('./apparmor');
 const { isWithin } = require('./paths');
+const { MAX_TIMEOUT_MS } = require('./exec-options');
 
 // The sandbox a program config gives its commands (null: no file access), unable to change what
 // the next run trusts; with a worker file, that worker's narrower view, once the file is shown to
@@ -32,4 +33,4 @@ function protectionOf(sandbox, hostPath) {
   return protectedFiles(sandbox).find((file) => isWithin(hostPath, file)) ?? null;
 }
 
-module.exports = { sandboxFor, protectionOf, rulesFor, checkConfigsAbove, launcherPath, apparmor };
+module.exports = { sandboxFor, protectionOf, rulesFor, checkConfigsAbove, launcherPath, apparmor, MAX_TIMEOUT_MS };

@@ -51,6 +51,15 @@ function rulesFor(config, path) {
   return best || config;
 }
 
+// The core refuses a delete on a read-only path with READ_ONLY, as a write: the same error,
+// saying delete. Any other refusal is returned as it is.
+function asDeleteRefusal(error) {
+  if (!(error instanceof classes.ReadOnlyError) || error.operation !== undefined) return error;
+  const refusal = new classes.ReadOnlyError(error.path, error.writablePaths, 'delete');
+  if (error.syscall !== undefined) refusal.syscall = error.syscall;
+  return refusal;
+}
+
 // Builds the facade error for a core error code. Called by the addon, with the virtual path the
 // caller named; the host path never reaches this function.
 function errorFromCode(code, path, given, context) {
@@ -149,6 +158,7 @@ function errorFor(code, path, details, context) {
 module.exports = {
   ...classes,
   errorFromCode,
+  asDeleteRefusal,
   invalidPath,
   writablePathsOf,
   readablePathsOf,

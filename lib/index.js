@@ -7,7 +7,7 @@ const publicErrors = require('./sandbox-errors');
 const { normalizeConfig, approvalRule, DEFAULT_MAX_READ_BYTES } = require('./config');
 
 const { isSharedArrayBuffer } = util.types;
-const { errorFromCode, invalidPath, writablePathsOf, readablePathsOf } = errors;
+const { errorFromCode, asDeleteRefusal, invalidPath, writablePathsOf, readablePathsOf } = errors;
 const { readAttachments, DEFAULT_ATTACHMENT_POLICY } = require('./attachments');
 const program = require('./program');
 const { exec } = require('./exec');
@@ -152,7 +152,10 @@ class MountSandbox {
   }
 
   delete(p) {
-    return pathProblem(p) ? Promise.reject(pathProblem(p)) : this[NATIVE].delete(p);
+    if (pathProblem(p)) return Promise.reject(pathProblem(p));
+    return this[NATIVE].delete(p).catch((error) => {
+      throw asDeleteRefusal(error);
+    });
   }
 
   exists(p) {
@@ -276,7 +279,8 @@ class MountSandbox {
     if (operation !== 'write' && operation !== 'delete') {
       throw new TypeError('expected "write" or "delete" for operation');
     }
-    return this[NATIVE].checkWritable(p, operation) ?? null;
+    const error = this[NATIVE].checkWritable(p, operation) ?? null;
+    return operation === 'delete' ? asDeleteRefusal(error) : error;
   }
 
   // A narrower view: a subtree, read-only, tighter approvals. Never wider than this one.

@@ -76,7 +76,9 @@ export declare class InvalidPathError extends SandboxError {
 }
 export declare class ReadOnlyError extends SandboxError {
   readonly writablePaths?: string[];
-  constructor(path: string, writablePaths?: string[]);
+  /** 'delete' on a refused delete (the texts then say delete); absent for a write. */
+  readonly operation?: 'delete';
+  constructor(path: string, writablePaths?: string[], operation?: 'write' | 'delete');
 }
 export declare class PermissionEscalationError extends SandboxError {
   /** The worker whose declaration asked for more than its parent has (sandboxForWorker). */

@@ -42,15 +42,21 @@ class InvalidPathError extends SandboxError {
   }
 }
 
+// golem-forge's texts say "write" for every change; `operation` 'delete' (this library's addition,
+// set on a refused delete) makes them say what was refused.
 class ReadOnlyError extends SandboxError {
-  constructor(path, writablePaths) {
-    super('READ_ONLY', `Cannot write to read-only path: ${path}`, path);
+  constructor(path, writablePaths, operation) {
+    super('READ_ONLY', operation === 'delete'
+      ? `Cannot delete read-only path: ${path}`
+      : `Cannot write to read-only path: ${path}`, path);
     this.name = 'ReadOnlyError';
     if (writablePaths !== undefined) this.writablePaths = writablePaths;
+    if (operation === 'delete') this.operation = operation;
   }
 
   toLLMMessage() {
-    const base = `Cannot write to ${this.path}: this location is read-only.`;
+    const verb = this.operation === 'delete' ? 'delete' : 'write to';
+    const base = `Cannot ${verb} ${this.path}: this location is read-only.`;
     if (!this.writablePaths) return base;
     return this.writablePaths.length === 0
       ? `${base} Nothing in this sandbox is writable.`

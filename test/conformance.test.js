@@ -341,6 +341,31 @@ describe('read-only', () => {
     expect(err.toLLMMessage()).toBe('Cannot write to /cache/x: this location is read-only. Writable locations: /, /out.');
     expect(err.writablePaths).toEqual(['/', '/out']);
   });
+
+  test('a delete refused as read-only says delete; the write texts stay golem-forge\'s', async () => {
+    write(path.join(dir, 'ro', 'f.txt'), 'keep');
+    const sandbox = createMountSandbox({
+      root: dir,
+      mounts: [{ source: path.join(dir, 'ro'), target: '/cache', readonly: true }],
+    });
+    const checked = sandbox.checkChange('/cache/f.txt', 'delete');
+    const deleted = await sandbox.delete('/cache/f.txt').catch((e) => e);
+    for (const err of [checked, deleted]) {
+      expect(err).toBeInstanceOf(ReadOnlyError);
+      expect(err.code).toBe('READ_ONLY');
+      expect(err.operation).toBe('delete');
+      expect(err.message).toBe('Cannot delete read-only path: /cache/f.txt');
+      expect(err.toLLMMessage()).toBe('Cannot delete /cache/f.txt: this location is read-only. Writable locations: /.');
+    }
+    expect(fs.readFileSync(path.join(dir, 'ro', 'f.txt'), 'utf8')).toBe('keep');
+    const written = sandbox.checkChange('/cache/f.txt', 'write');
+    expect(written.message).toBe('Cannot write to read-only path: /cache/f.txt');
+    expect(written.toLLMMessage()).toBe('Cannot write to /cache/f.txt: this location is read-only. Writable locations: /.');
+    expect(written.operation).toBeUndefined();
+    const byHand = new ReadOnlyError('/r', ['/out'], 'delete');
+    expect([byHand.message, byHand.toLLMMessage()])
+      .toEqual(['Cannot delete read-only path: /r', 'Cannot delete /r: this location is read-only. Writable locations: /out.']);
+  });
 });
 
 describe('restrict', () => {
