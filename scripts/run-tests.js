@@ -5,13 +5,16 @@
 // runs even when an earlier one fails, so one failure does not hide another; the exit status is
 // the first failing step's, and the last lines name each step that failed.
 const { spawnSync } = require('child_process');
+const fs = require('fs');
+const os = require('os');
 const path = require('path');
 
 const root = path.join(__dirname, '..');
 const jest = require.resolve('jest/bin/jest');
+const report = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'msb-npm-test-')), 'jest.json');
 
 const steps = [
-  { name: 'jest', args: [jest] },
+  { name: 'jest', args: [jest, '--json', `--outputFile=${report}`] },
   // The security and race suites run both resolvers themselves; the contract suite runs again
   // with the fallback resolver as every sandbox's default.
   { name: 'jest test/conformance.test.js (walk resolver)', args: [jest, 'test/conformance.test.js'], env: { MOUNT_SANDBOX_RESOLVER: 'walk' } },
@@ -27,6 +30,30 @@ for (const step of steps) {
   });
   if (result.status !== 0) failed.push({ name: step.name, status: result.status || 1 });
 }
+
+// What was skipped, and why, once more at the end where it cannot scroll by: a test that needs a
+// tool says so in its name ("... (skipped: reason)"); a suite skipped whole is named by its file.
+function skippedSummary() {
+  let results;
+  try {
+    results = JSON.parse(fs.readFileSync(report, 'utf8')).testResults;
+  } catch {
+    return [];
+  } finally {
+    fs.rmSync(path.dirname(report), { recursive: true, force: true });
+  }
+  const reasons = new Map();
+  for (const suite of results) {
+    for (const test of suite.assertionResults.filter((t) => t.status === 'pending')) {
+      const reason = /\(skipped: (.*)\)$/.exec(test.title)?.[1] ?? 'skipped with its suite';
+      const key = `${path.relative(root, suite.name)}: ${reason}`;
+      reasons.set(key, (reasons.get(key) || 0) + 1);
+    }
+  }
+  return [...reasons].map(([key, count]) => `npm test: skipped ${count} in ${key}`);
+}
+
+for (const line of skippedSummary()) console.error(line);
 if (failed.length > 0) {
   for (const step of failed) console.error(`npm test: ${step.name} failed (exit ${step.status})`);
   process.exitCode = failed[0].status;
