@@ -221,6 +221,29 @@ describe.each(RESOLVERS)('a rewrite keeps the ACL and extended attributes (%s re
     expect(metadataOf(file)).toEqual(before);
   });
 
+  // In a user namespace an ACL entry for a user it does not map reads as no ID (-1), which cannot
+  // be written back. Here the namespace maps only its own user (host root) as 65534, nobody's own
+  // number: were nobody's deny entry read as 65534, it would come back as a deny for root, and
+  // nobody would read the new contents. Refused instead.
+  withUserns('in a user namespace, an ACL naming a user it does not map is refused, not rewritten for another user', async () => {
+    const file = path.join(root, 'secret.txt');
+    privateFile(file);
+    const before = metadataOf(file);
+    const SCRIPT = `
+      const { createMountSandbox } = require(${LIB});
+      const [root, resolver] = process.argv.slice(1);
+      createMountSandbox({ root, resolver }).write('/secret.txt', 'new secret')
+        .then(() => console.log('ok'), (e) => console.log(e.code));
+    `;
+    const child = spawnSync('unshare', ['--user', '--map-user=65534', '--map-group=65534',
+      process.execPath, '-e', SCRIPT, root, resolver], { encoding: 'utf8' });
+    expect(child.stdout.trim()).toBe('METADATA_NOT_KEPT');
+    expect(fs.readFileSync(file, 'utf8')).toBe('old secret');
+    expect(metadataOf(file)).toEqual(before);
+    expect(nobodyReads(file)).toBe(false);
+    expect(fs.readdirSync(root)).toEqual(['secret.txt']);
+  });
+
   withTools('a move on one filesystem keeps the moved file\'s own ACL (the inode itself moves)', async () => {
     const from = path.join(root, 'from.txt');
     privateFile(from, 'moved secret');
@@ -272,6 +295,45 @@ describe.each(RESOLVERS)('a rewrite keeps the ACL and extended attributes (%s re
     expect(fs.readFileSync(file, 'utf8')).toBe('old label');
     expect(metadataOf(file)).toEqual(before);
     expect(fs.readdirSync(root).sort()).toEqual(['fresh.txt', 'incoming.txt', 'labelled.txt']);
+  });
+});
+
+// Without /proc the old file's attributes are read by name (listxattrat, getxattrat: Linux 6.13+);
+// older kernels refuse the rewrite with PROC_UNAVAILABLE rather than guess. Run in a private
+// mount namespace, where /proc can be unmounted for the child alone.
+const canUnmountProc = MISSING === null &&
+  spawnSync('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', 'umount -l /proc'], { stdio: 'ignore' })
+    .status === 0;
+const withoutProc = testNeeding(MISSING ?? (canUnmountProc ? null : '/proc cannot be unmounted in a mount namespace here'));
+const [major, minor] = os.release().split('.').map(Number);
+const hasXattrAt = major > 6 || (major === 6 && minor >= 13);
+
+describe.each(RESOLVERS)('without /proc (%s resolver)', (resolver) => {
+  withoutProc(hasXattrAt
+    ? 'a rewrite still keeps the ACL and attributes (read by name)'
+    : 'a rewrite over a file is refused with PROC_UNAVAILABLE (no listxattrat before Linux 6.13)', () => {
+    const { base, root } = openLayout();
+    try {
+      const file = path.join(root, 'secret.txt');
+      privateFile(file);
+      setfattr(file, 'user.origin', 'here');
+      const before = metadataOf(file);
+      const SCRIPT = `
+        const { createMountSandbox } = require(${LIB});
+        const [root, resolver] = process.argv.slice(1);
+        createMountSandbox({ root, resolver }).write('/secret.txt', 'new secret')
+          .then(() => console.log('ok'), (e) => console.log(e.code));
+      `;
+      const child = spawnSync('unshare', ['--mount', '--propagation', 'private', 'sh', '-c',
+        'umount -l /proc && exec "$0" -e "$1" "$2" "$3"', process.execPath, SCRIPT, root, resolver], { encoding: 'utf8' });
+      expect(child.stdout.trim()).toBe(hasXattrAt ? 'ok' : 'PROC_UNAVAILABLE');
+      expect(fs.readFileSync(file, 'utf8')).toBe(hasXattrAt ? 'new secret' : 'old secret');
+      expect(metadataOf(file)).toEqual(before);
+      expect(nobodyReads(file)).toBe(false);
+      expect(fs.readdirSync(root)).toEqual(['secret.txt']);
+    } finally {
+      removeDir(base);
+    }
   });
 });
 
