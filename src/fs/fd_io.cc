@@ -296,7 +296,7 @@ Status install_file(int dir_fd, const std::string& name, const std::uint8_t* dat
   // that cannot be read refuses the write with nothing to clean up.
   std::optional<FileMetadata> kept;
   if (!carried && old && S_ISREG(old->st_mode)) {
-    auto read = read_metadata_at(dir_fd, name.c_str());
+    auto read = read_metadata_at(dir_fd, name.c_str(), *old);
     if (!read) return read.error();
     kept = std::move(read.value());
   }

@@ -6,6 +6,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -32,6 +33,9 @@ struct XattrArgs {
   std::uint32_t size;
   std::uint32_t flags;
 };
+
+// Cleared where listxattrat is missing (before Linux 6.13) or refused to us (a seccomp filter).
+std::atomic<bool> xattrat_works{true};
 
 Error not_kept(SysOp op, int err) {
   Error e{Errc::metadata_not_kept, err};
@@ -193,7 +197,25 @@ Result<FileMetadata> read_metadata(int fd) {
   return meta;
 }
 
-Result<std::optional<FileMetadata>> read_metadata_at(int dir_fd, const char* name) {
+Result<std::optional<FileMetadata>> read_metadata_at(int dir_fd, const char* name,
+                                                     const struct stat& st) {
+  if (xattrat_works.load(std::memory_order_relaxed)) {
+    auto xattrs = read_xattrs(name_source(dir_fd, name));
+    if (xattrs) {
+      FileMetadata meta = from_stat(st);
+      meta.xattrs = std::move(xattrs.value());
+      return std::optional<FileMetadata>{std::move(meta)};
+    }
+    const Error& e = xattrs.error();
+    if (e.sys_errno == ENOENT) return std::optional<FileMetadata>{};  // gone since
+    if (e.op != SysOp::listxattrat || (e.sys_errno != ENOSYS && e.sys_errno != EPERM)) return e;
+    // No listxattrat here (before Linux 6.13), or a seccomp filter refuses it: through /proc.
+    xattrat_works.store(false, std::memory_order_relaxed);
+  }
+  return read_metadata_through_proc(dir_fd, name);
+}
+
+Result<std::optional<FileMetadata>> read_metadata_through_proc(int dir_fd, const char* name) {
   auto found = sys::open_at(dir_fd, name, O_PATH | O_NOFOLLOW);
   if (!found) {
     if (found.error().code == Errc::not_found) return std::optional<FileMetadata>{};
@@ -206,16 +228,15 @@ Result<std::optional<FileMetadata>> read_metadata_at(int dir_fd, const char* nam
   char link[32];
   std::snprintf(link, sizeof(link), "/proc/self/fd/%d", found.value().get());
   auto xattrs = read_xattrs(proc_source(link));
-  if (!xattrs && xattrs.error().op == SysOp::listxattr && xattrs.error().sys_errno == ENOENT) {
-    // No /proc (the descriptor is open, so its link exists wherever /proc is mounted): by name.
-    xattrs = read_xattrs(name_source(dir_fd, name));
-    if (!xattrs && xattrs.error().sys_errno == ENOSYS) {
-      Error e{Errc::proc_unavailable, ENOSYS};
-      e.op = SysOp::listxattrat;
-      return e;
+  if (!xattrs) {
+    // The descriptor is open, so its link exists wherever /proc is mounted.
+    if (xattrs.error().op != SysOp::listxattr || xattrs.error().sys_errno != ENOENT) {
+      return xattrs.error();
     }
+    Error e{Errc::proc_unavailable, ENOENT};
+    e.op = SysOp::listxattr;
+    return e;
   }
-  if (!xattrs) return xattrs.error();
   meta.xattrs = std::move(xattrs.value());
   return std::optional<FileMetadata>{std::move(meta)};
 }

@@ -5,6 +5,7 @@
 // reproduced on the new inode refuses the replacement (metadata_not_kept) instead of dropping it.
 #pragma once
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -40,12 +41,17 @@ bool xattr_carried(std::string_view name) noexcept;
 // The metadata of the regular file a real (not O_PATH) descriptor `fd` is open on.
 Result<FileMetadata> read_metadata(int fd);
 
-// The metadata of the regular file `name` in `dir_fd`, looked up without following a symlink and
-// without opening it (O_PATH: no FIFO or device is ever opened here). Its attributes are read
-// through /proc/self/fd, so they are the very inode's; without /proc, by name (listxattrat and
-// getxattrat, Linux 6.13+), or proc_unavailable. std::nullopt when `name` holds no regular file
-// (any more): nothing to keep.
-Result<std::optional<FileMetadata>> read_metadata_at(int dir_fd, const char* name);
+// The metadata of the regular file `name` in `dir_fd`, which fstatat found as `st` (its mode and
+// owner): the attributes read by name beneath the directory, without following a symlink or
+// opening anything (listxattrat and getxattrat, Linux 6.13+), else read_metadata_through_proc.
+// std::nullopt when `name` holds no regular file any more: nothing to keep.
+Result<std::optional<FileMetadata>> read_metadata_at(int dir_fd, const char* name,
+                                                     const struct stat& st);
+
+// The same for kernels without listxattrat: `name` looked up with O_PATH | O_NOFOLLOW (no FIFO or
+// device is ever opened here), its mode and owner from that descriptor and its attributes through
+// its /proc/self/fd link, so all of them are the very inode's; proc_unavailable without /proc.
+Result<std::optional<FileMetadata>> read_metadata_through_proc(int dir_fd, const char* name);
 
 // Gives `fd`, a new regular file that only this process has open and that was created
 // owner-only, the metadata `meta`, so that at no moment is it more open than `meta` says: first

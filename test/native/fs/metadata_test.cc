@@ -121,21 +121,28 @@ TEST_F(MetadataTest, ReadsTheAclAndAttributesByNameAndFromADescriptor) {
   set_xattr(file, "security.capability",
             std::string("\x01\x00\x00\x02\x00\x04\x00\x00", 8) + std::string(12, '\0'));
 
-  auto at = read_metadata_at(dir_.get(), "f.txt");
-  ASSERT_TRUE(at.ok()) << errc_name(at.error().code);
-  ASSERT_TRUE(at.value().has_value());
-  const FileMetadata& meta = *at.value();
-  EXPECT_EQ(meta.mode, 0644u);
-  EXPECT_EQ(meta.uid, ::getuid());
-  ASSERT_NE(find(meta, "user.origin"), nullptr);
-  EXPECT_EQ(*find(meta, "user.origin"), "here");
-  ASSERT_NE(find(meta, "user.big"), nullptr);
-  EXPECT_EQ(find(meta, "user.big")->size(), 1500u);
-  ASSERT_NE(find(meta, "user.a-rather-long-attribute-name-number-29"), nullptr);
-  EXPECT_EQ(meta.xattrs.size(), 33u);
-  ASSERT_NE(find(meta, kAccessAcl), nullptr);
-  EXPECT_EQ(*find(meta, kAccessAcl), kDenyNobody);
-  EXPECT_EQ(find(meta, "security.capability"), nullptr);
+  struct stat st;
+  ASSERT_EQ(::stat(file.c_str(), &st), 0);
+  // By name (Linux 6.13+, else through /proc), and through /proc as older kernels do.
+  auto by_name = read_metadata_at(dir_.get(), "f.txt", st);
+  auto through_proc = read_metadata_through_proc(dir_.get(), "f.txt");
+  for (auto* read : {&by_name, &through_proc}) {
+    ASSERT_TRUE(read->ok()) << errc_name(read->error().code);
+    ASSERT_TRUE(read->value().has_value());
+    const FileMetadata& meta = *read->value();
+    EXPECT_EQ(meta.mode, 0644u);
+    EXPECT_EQ(meta.uid, ::getuid());
+    ASSERT_NE(find(meta, "user.origin"), nullptr);
+    EXPECT_EQ(*find(meta, "user.origin"), "here");
+    ASSERT_NE(find(meta, "user.big"), nullptr);
+    EXPECT_EQ(find(meta, "user.big")->size(), 1500u);
+    ASSERT_NE(find(meta, "user.a-rather-long-attribute-name-number-29"), nullptr);
+    EXPECT_EQ(meta.xattrs.size(), 33u);
+    ASSERT_NE(find(meta, kAccessAcl), nullptr);
+    EXPECT_EQ(*find(meta, kAccessAcl), kDenyNobody);
+    EXPECT_EQ(find(meta, "security.capability"), nullptr);
+  }
+  const FileMetadata& meta = *by_name.value();
 
   UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
   ASSERT_TRUE(fd.valid());
@@ -149,10 +156,14 @@ TEST_F(MetadataTest, NothingToKeepWhereNoRegularFileIsThere) {
   ASSERT_EQ(::symlink("f.txt", (tmp_.path() / "link").c_str()), 0);
   ASSERT_EQ(::mkfifo((tmp_.path() / "fifo").c_str(), 0600), 0);  // looked at, never opened
   for (const char* name : {"missing", "link", "fifo"}) {
-    auto read = read_metadata_at(dir_.get(), name);
+    auto read = read_metadata_through_proc(dir_.get(), name);
     ASSERT_TRUE(read.ok()) << name;
     EXPECT_FALSE(read.value().has_value()) << name;
   }
+  struct stat st {};  // what fstatat saw before the file went
+  auto gone = read_metadata_at(dir_.get(), "missing", st);
+  ASSERT_TRUE(gone.ok());
+  EXPECT_FALSE(gone.value().has_value());
 }
 
 TEST_F(MetadataTest, AppliedTheNewFileEndsWithTheSameAclModeAndAttributes) {
