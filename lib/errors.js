@@ -140,6 +140,8 @@ function errorFor(code, path, details, context) {
       return new classes.MountPointError(path);
     case 'ACCESS_DENIED':
       return new classes.AccessDeniedError(path);
+    case 'METADATA_NOT_KEPT':
+      return new classes.MetadataError(path);
     case 'INVALID_CONFIG':
       return new classes.SandboxConfigError('Invalid sandbox config');
     case 'PROC_UNAVAILABLE':

@@ -16,6 +16,7 @@ export type SandboxErrorCode =
   | 'TOO_LARGE'
   | 'MOUNT_POINT'
   | 'ACCESS_DENIED'
+  | 'METADATA_NOT_KEPT'
   | 'ALREADY_EXISTS'
   | 'INVALID_CONFIG'
   | 'UNSUPPORTED'
@@ -108,6 +109,14 @@ export declare class MountPointError extends SandboxError {
   constructor(path: string);
 }
 export declare class AccessDeniedError extends SandboxError {
+  constructor(path: string);
+}
+/**
+ * A file could not be replaced (write, edit, copy over it) or moved across filesystems without
+ * losing an ACL or extended attribute it carries (code METADATA_NOT_KEPT); nothing was changed.
+ */
+export declare class MetadataError extends SandboxError {
+  readonly code: 'METADATA_NOT_KEPT';
   constructor(path: string);
 }
 export declare class SandboxConfigError extends SandboxError {

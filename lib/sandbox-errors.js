@@ -169,6 +169,22 @@ class AccessDeniedError extends SandboxError {
   }
 }
 
+// A file could not be replaced (write, edit, copy over it) or moved across filesystems without
+// losing an ACL or extended attribute it carries, so nothing was changed: a rewrite never leaves
+// a file more open than it was. `syscall` names the call that failed.
+class MetadataError extends SandboxError {
+  constructor(path) {
+    super('METADATA_NOT_KEPT',
+      `Cannot write ${path} without losing an ACL or extended attribute; nothing was changed`, path);
+    this.name = 'MetadataError';
+  }
+
+  toLLMMessage() {
+    return `Cannot write ${this.path}: the file's access control list or extended attributes could not ` +
+      'be given to the new contents, so the file was left unchanged. Ask the user to change it.';
+  }
+}
+
 class SandboxConfigError extends SandboxError {
   constructor(message) {
     super('INVALID_CONFIG', message);
@@ -336,7 +352,7 @@ class UnsupportedPlatformError extends SandboxError {
 module.exports = {
   SandboxError, NotFoundError, InvalidPathError, ReadOnlyError, PermissionEscalationError,
   SymlinkError, NotRegularFileError, IsDirectoryError, NotDirectoryError, FileTooLargeError,
-  MountPointError, AccessDeniedError, SandboxConfigError, ConfigFileError, UntrustedConfigError,
+  MountPointError, AccessDeniedError, MetadataError, SandboxConfigError, ConfigFileError, UntrustedConfigError,
   OutsideSandboxError, OperationBlockedError, SuffixNotAllowedError, EditError,
   AttachmentPolicyError, WorkerSandboxError, ExecEnforcementError, ExecError,
   UnsupportedPlatformError, isSandboxError,

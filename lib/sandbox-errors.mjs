@@ -14,6 +14,7 @@ export const {
   FileTooLargeError,
   MountPointError,
   AccessDeniedError,
+  MetadataError,
   SandboxConfigError,
   ConfigFileError,
   UntrustedConfigError,

@@ -38,6 +38,7 @@ std::string_view errc_name(Errc code) noexcept {
     case Errc::untrusted_source: return "UNTRUSTED_SOURCE";
     case Errc::proc_unavailable: return "PROC_UNAVAILABLE";
     case Errc::changed_underneath: return "CHANGED_UNDERNEATH";
+    case Errc::metadata_not_kept: return "METADATA_NOT_KEPT";
   }
   return "IO_ERROR";
 }
@@ -99,6 +100,14 @@ std::string_view sysop_name(SysOp op) noexcept {
     case SysOp::landlock_create_ruleset: return "landlock_create_ruleset";
     case SysOp::landlock_add_rule: return "landlock_add_rule";
     case SysOp::landlock_restrict_self: return "landlock_restrict_self";
+    case SysOp::listxattr: return "listxattr";
+    case SysOp::getxattr: return "getxattr";
+    case SysOp::flistxattr: return "flistxattr";
+    case SysOp::fgetxattr: return "fgetxattr";
+    case SysOp::fsetxattr: return "fsetxattr";
+    case SysOp::fremovexattr: return "fremovexattr";
+    case SysOp::listxattrat: return "listxattrat";
+    case SysOp::getxattrat: return "getxattrat";
   }
   return "";
 }

@@ -44,6 +44,7 @@ enum class Errc : std::uint8_t {
   untrusted_source,       // a mount source is reached through a symlink inside a writable source
   proc_unavailable,       // /proc is not mounted: a checked file cannot be reopened safely
   changed_underneath,     // exec launcher: a path names another inode than the sandbox pinned
+  metadata_not_kept,      // a replacement could not keep an ACL or extended attribute it must
 };
 
 std::string_view errc_name(Errc code) noexcept;
@@ -91,6 +92,14 @@ enum class SysOp : std::uint8_t {
   landlock_create_ruleset,
   landlock_add_rule,
   landlock_restrict_self,
+  listxattr,
+  getxattr,
+  flistxattr,
+  fgetxattr,
+  fsetxattr,
+  fremovexattr,
+  listxattrat,
+  getxattrat,
 };
 
 // The call's own name ("renameat2"), "" for SysOp::none.

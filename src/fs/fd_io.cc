@@ -15,6 +15,7 @@
 #include <random>
 
 #include "common/sys.h"
+#include "fs/metadata.h"
 
 namespace msb {
 namespace {
@@ -52,17 +53,6 @@ ProcFdPath proc_fd_path(int fd) {
   ProcFdPath out;
   std::snprintf(out.text, sizeof(out.text), "/proc/self/fd/%d", fd);
   return out;
-}
-
-// The replacement takes the old file's permission bits (never set-id bits: a rewrite must not
-// mint a setuid file) and, where the process may, its owner and group.
-Status copy_attributes(int fd, const struct stat& old) {
-  if (::fchmod(fd, old.st_mode & 0777) != 0) return from_errno(SysOp::fchmod, errno);
-  struct stat now;
-  if (::fstat(fd, &now) == 0 && (now.st_uid != old.st_uid || now.st_gid != old.st_gid)) {
-    (void)::fchown(fd, old.st_uid, old.st_gid);  // EPERM: keep ours, as any editor would
-  }
-  return ok_status();
 }
 
 }  // namespace
@@ -286,12 +276,11 @@ std::optional<Status> commit_unnamed(int fd, int dir_fd, const std::string& name
   return Status(from_errno(SysOp::linkat, EEXIST));
 }
 
-// The new file's contents and, for a replacement, the old file's attributes (set first, so the
-// data never sits in a file more open than the one it replaces).
-Status fill(int fd, const std::optional<struct stat>& old, const std::uint8_t* data,
-            std::size_t size) {
-  if (old && S_ISREG(old->st_mode)) {
-    if (auto st = copy_attributes(fd, *old); !st) return st;
+// The new file's metadata where it takes another file's (set first, so the data never sits in a
+// file more open than the one it replaces), then its contents.
+Status fill(int fd, const FileMetadata* meta, const std::uint8_t* data, std::size_t size) {
+  if (meta) {
+    if (auto st = apply_metadata(fd, *meta); !st) return st;
   }
   return sys::write_all(fd, data, size);
 }
@@ -299,16 +288,25 @@ Status fill(int fd, const std::optional<struct stat>& old, const std::uint8_t* d
 }  // namespace
 
 Status install_file(int dir_fd, const std::string& name, const std::uint8_t* data, std::size_t size,
-                    std::uint32_t new_mode, bool replace) {
+                    std::uint32_t new_mode, bool replace, const FileMetadata* carried) {
   auto existing = entry_to_replace(dir_fd, name, replace);
   if (!existing) return existing.error();
   const auto& old = existing.value();
-  // A replacement starts private until it has the old file's attributes.
-  const mode_t mode = old && S_ISREG(old->st_mode) ? 0600 : static_cast<mode_t>(new_mode & 0777);
+  // The replaced file's mode, owner, ACL and attributes, read before anything is created: one
+  // that cannot be read refuses the write with nothing to clean up.
+  std::optional<FileMetadata> kept;
+  if (!carried && old && S_ISREG(old->st_mode)) {
+    auto read = read_metadata_at(dir_fd, name.c_str(), *old);
+    if (!read) return read.error();
+    kept = std::move(read.value());
+  }
+  const FileMetadata* meta = carried ? carried : kept ? &*kept : nullptr;
+  // A file that takes another's metadata starts private until it has it.
+  const mode_t mode = meta ? 0600 : static_cast<mode_t>(new_mode & 0777);
   if (auto unnamed = create_unnamed(dir_fd, mode)) {
     if (!*unnamed) return unnamed->error();
     const UniqueFd fd = std::move(unnamed->value());
-    if (auto st = fill(fd.get(), old, data, size); !st) return st;  // nothing named to clean up
+    if (auto st = fill(fd.get(), meta, data, size); !st) return st;  // nothing named to clean up
     if (auto committed = commit_unnamed(fd.get(), dir_fd, name, replace, old.has_value())) {
       return *committed;
     }
@@ -318,7 +316,7 @@ Status install_file(int dir_fd, const std::string& name, const std::uint8_t* dat
   std::string temp;
   auto created = create_temp(dir_fd, mode, temp);
   if (!created) return created.error();
-  Status st = fill(created.value().get(), old, data, size);
+  Status st = fill(created.value().get(), meta, data, size);
   if (st) st = commit_temp(dir_fd, temp, name, replace);
   if (!st) ::unlinkat(dir_fd, temp.c_str(), 0);
   return st;

@@ -14,6 +14,7 @@
 #include "common/error.h"
 #include "common/file_id.h"
 #include "common/unique_fd.h"
+#include "fs/metadata.h"
 
 namespace msb {
 
@@ -70,7 +71,9 @@ Result<std::vector<std::string>> read_dir_names(int dir_fd);
 // Replaces `name` in `dir_fd` with a new regular file holding `data`: written to a temporary in
 // the same directory, then renamed over the old entry, so readers see the old or the new
 // contents, never a mix, and a hard link elsewhere to the old inode is never written through.
-// The old file's permission bits are kept. Refuses to replace directories and special files.
+// The old file's permission bits, owner (where the process may), ACL and extended attributes are
+// kept (fs/metadata.h); one that cannot be kept refuses the write (metadata_not_kept) with the old
+// file untouched. Refuses to replace directories and special files.
 // The temporary is unnamed (O_TMPFILE) where the filesystem allows, so a process killed midway
 // leaves nothing behind; it gets a name only once complete (a new file is linked straight to
 // `name`, a replacement under a random name that is at once renamed over the old entry).
@@ -87,9 +90,10 @@ Result<FileId> file_id(int fd);
 
 // Like replace_file, but for copies and cross-device moves: a new file gets `new_mode`'s
 // permission bits (masked by the umask, never set-id), and with `replace` false an existing
-// `name` fails with already_exists, decided atomically by the final rename.
+// `name` fails with already_exists, decided atomically by the final rename. With `carried`, the
+// new file takes that metadata (a moved file's own) instead of the replaced file's or `new_mode`.
 Status install_file(int dir_fd, const std::string& name, const std::uint8_t* data, std::size_t size,
-                    std::uint32_t new_mode, bool replace);
+                    std::uint32_t new_mode, bool replace, const FileMetadata* carried = nullptr);
 
 // Creates the symlink `name` -> `text` through a temporary, so an existing entry is replaced
 // atomically (`replace`) or left alone with already_exists. Never replaces a directory.

@@ -86,8 +86,13 @@ Status move_across(int from_dir, const std::string& from, const struct stat& st,
     const auto size = static_cast<std::uint64_t>(st.st_size);
     auto bytes = read_regular_file(file.value().fd.get(), std::min(size, limit));
     if (!bytes) return at_index(bytes.error(), 0);
+    // The file keeps its own mode, owner, ACL and attributes, as a rename would: where the
+    // destination cannot hold them, the move is refused (the destination's error) and the file
+    // stays where it was.
+    auto meta = read_metadata(file.value().fd.get());
+    if (!meta) return at_index(meta.error(), 0);
     placed = install_file(to_dir, to, bytes.value().data.get(), bytes.value().size,
-                          static_cast<std::uint32_t>(st.st_mode & 0777), overwrite);
+                          static_cast<std::uint32_t>(st.st_mode & 0777), overwrite, &meta.value());
   }
   if (!placed) return at_index(placed.error(), 1);
   if (auto gone = sys::unlink_at(from_dir, from.c_str()); !gone) return at_index(gone.error(), 0);

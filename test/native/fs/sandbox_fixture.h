@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -79,6 +80,22 @@ inline std::string get(const msb::Sandbox& sb, std::string_view path) {
   auto bytes = sb.read(path);
   if (!bytes.ok()) return "<" + std::string(msb::errc_name(bytes.error().code)) + ">";
   return msb_test::to_string(bytes.value());
+}
+
+// user::rw- user:nobody:--- group::r-- mask::r-- other::r--, as system.posix_acl_access holds it.
+inline const std::string kDenyNobodyAcl(
+    "\x02\0\0\0"
+    "\x01\0\x06\0\xff\xff\xff\xff"
+    "\x02\0\0\0\xfe\xff\0\0"
+    "\x04\0\x04\0\xff\xff\xff\xff"
+    "\x10\0\x04\0\xff\xff\xff\xff"
+    "\x20\0\x04\0\xff\xff\xff\xff",
+    44);
+
+inline std::string xattr_of(const fs::path& path, const char* name) {
+  char buf[256];
+  const ssize_t n = ::getxattr(path.c_str(), name, buf, sizeof(buf));
+  return n < 0 ? "<none>" : std::string(buf, static_cast<std::size_t>(n));
 }
 
 inline unsigned mode_of(const fs::path& path) {

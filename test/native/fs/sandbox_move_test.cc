@@ -234,6 +234,33 @@ TEST_P(FileOpsAcrossDevices, MoveCopiesThenRemoves) {
   EXPECT_EQ(tree(other_), (Strings{"link", "sub", "sub/a.sh", "taken.txt"}));
 }
 
+// The moved file keeps its own ACL and mode, as rename() keeps them on one filesystem, whether
+// the destination is new or taken by a more open file.
+TEST_P(FileOpsAcrossDevices, MoveKeepsTheFilesOwnAcl) {
+  for (const char* name : {"a.txt", "b.txt"}) {
+    const fs::path file = root_ / name;
+    write_host(file, "secret");
+    ASSERT_EQ(::chmod(file.c_str(), 0644), 0);
+    ASSERT_EQ(::setxattr(file.c_str(), "system.posix_acl_access", kDenyNobodyAcl.data(),
+                         kDenyNobodyAcl.size(), 0),
+              0);
+  }
+  write_host(other_ / "b.txt", "open");
+  ASSERT_EQ(::chmod((other_ / "b.txt").c_str(), 0666), 0);
+  auto o = options();
+  o.mounts.push_back(mount(other_, "/shm", false));
+  auto sb = make(o);
+  ASSERT_TRUE(sb);
+  ASSERT_EQ(code_of(sb->move("/a.txt", "/shm/a.txt", false)), Errc::ok);
+  ASSERT_EQ(code_of(sb->move("/b.txt", "/shm/b.txt", true)), Errc::ok);
+  for (const char* name : {"a.txt", "b.txt"}) {
+    EXPECT_EQ(read_host(other_ / name), "secret");
+    EXPECT_EQ(xattr_of(other_ / name, "system.posix_acl_access"), kDenyNobodyAcl) << name;
+    EXPECT_EQ(mode_of(other_ / name), 0644u) << name;
+  }
+  EXPECT_EQ(tree(root_), Strings{});
+}
+
 // ---------------------------------------------------------------------------------------------
 // copy
 

@@ -190,6 +190,26 @@ TEST_P(SandboxTest, WriteKeepsTheFileMode) {
   EXPECT_EQ(st.st_mode & 07777, 0751u);
 }
 
+// The new inode gets the old file's ACL and attributes before it is linked in (metadata.h).
+TEST_P(SandboxTest, WriteAndEditKeepTheAclAndAttributes) {
+  const fs::path file = root_ / "secret.txt";
+  write_host(file, "old secret");
+  ASSERT_EQ(::chmod(file.c_str(), 0644), 0);
+  ASSERT_EQ(::setxattr(file.c_str(), "system.posix_acl_access", kDenyNobodyAcl.data(),
+                       kDenyNobodyAcl.size(), 0),
+            0);
+  ASSERT_EQ(::setxattr(file.c_str(), "user.origin", "here", 4, 0), 0);
+  auto sb = make();
+  ASSERT_TRUE(sb);
+  ASSERT_EQ(code_of(put(*sb, "/secret.txt", "new secret")), Errc::ok);
+  ASSERT_EQ(code_of(sb->edit("/secret.txt", "new", "newer")), Errc::ok);
+  EXPECT_EQ(read_host(file), "newer secret");
+  EXPECT_EQ(xattr_of(file, "system.posix_acl_access"), kDenyNobodyAcl);
+  EXPECT_EQ(xattr_of(file, "user.origin"), "here");
+  EXPECT_EQ(mode_of(file), 0644u);
+  EXPECT_EQ(tree(root_), Strings{"secret.txt"});
+}
+
 TEST_P(SandboxTest, WriteOverHardLinkLeavesOtherLinkAlone) {
   write_host(root_ / "a.txt", "original");
   ASSERT_EQ(::link((root_ / "a.txt").c_str(), (root_ / "b.txt").c_str()), 0);
