@@ -9,7 +9,7 @@ const path = require('path');
 const fs = require('fs');
 const ms = require('../lib/index.js');
 // The CLI's only private import (see there for why it is not public API).
-const { sandboxFor, protectionOf, rulesFor, checkConfigsAbove, launcherPath, apparmor } = require('../lib/cli-support.js');
+const { sandboxFor, protectionOf, rulesFor, loadTrustedProgramConfig, launcherPath, apparmor } = require('../lib/cli-support.js');
 const { version } = require('../package.json');
 
 const CONFIG_OPTION = '  --config dir|file   the program config file, or the directory to search upward from for\n' +
@@ -112,13 +112,12 @@ function parseArgs(argv) {
 async function loadConfig(where) {
   const target = path.resolve(where || '.');
   const stat = fs.existsSync(target) ? fs.statSync(target) : null;
-  if (stat && stat.isFile()) {
+  if (stat && !stat.isDirectory()) {
     // The file named is used even with other config names beside it, but not from a place a
     // config above lets a sandbox write: a script's "--config golem-forge.config.yaml" run in a
-    // directory a command made would otherwise read what that command planted.
-    const config = await ms.loadProgramConfig(target);
-    await checkConfigsAbove(config);
-    return config;
+    // directory a command made would otherwise read what that command planted. Anything but a
+    // directory is taken as the file meant, and refused if it is not one (a FIFO, a device).
+    return loadTrustedProgramConfig(target);
   }
   if (!stat) throw new UsageError(`${target} does not exist`);
   const config = await ms.findProgramConfig(target);

@@ -17,6 +17,8 @@ export const {
   SandboxConfigError,
   ConfigFileError,
   UntrustedConfigError,
+  UnreadableConfigError,
+  PseudoFilesystemError,
   OutsideSandboxError,
   OperationBlockedError,
   SuffixNotAllowedError,

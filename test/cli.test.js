@@ -263,7 +263,7 @@ describe('explain', () => {
     expect(missing.stderr).toContain(`${path.join(base, 'nope.worker')} does not exist`);
     const directory = run(['explain', '/a.ts', '--config', dir, '--worker', base]);
     expect(directory.code).toBe(1);
-    expect(directory.stderr).toContain('EISDIR');
+    expect(directory.stderr).toContain(`${base}: cannot be read as a config file: a directory, not a file`);
     expect(directory.stderr).not.toMatch(/^\s+at /m);
   });
 

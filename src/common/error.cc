@@ -38,6 +38,7 @@ std::string_view errc_name(Errc code) noexcept {
     case Errc::untrusted_source: return "UNTRUSTED_SOURCE";
     case Errc::proc_unavailable: return "PROC_UNAVAILABLE";
     case Errc::changed_underneath: return "CHANGED_UNDERNEATH";
+    case Errc::pseudo_filesystem: return "PSEUDO_FILESYSTEM";
   }
   return "IO_ERROR";
 }
@@ -99,6 +100,7 @@ std::string_view sysop_name(SysOp op) noexcept {
     case SysOp::landlock_create_ruleset: return "landlock_create_ruleset";
     case SysOp::landlock_add_rule: return "landlock_add_rule";
     case SysOp::landlock_restrict_self: return "landlock_restrict_self";
+    case SysOp::fstatfs: return "fstatfs";
   }
   return "";
 }
@@ -119,6 +121,12 @@ Error too_large(std::uint64_t size, std::uint64_t limit) noexcept {
   Error e{Errc::too_large};
   e.size = size;
   e.limit = limit;
+  return e;
+}
+
+Error pseudo_filesystem(const char* filesystem) noexcept {
+  Error e{Errc::pseudo_filesystem};
+  e.filesystem = filesystem;
   return e;
 }
 

@@ -44,6 +44,7 @@ enum class Errc : std::uint8_t {
   untrusted_source,       // a mount source is reached through a symlink inside a writable source
   proc_unavailable,       // /proc is not mounted: a checked file cannot be reopened safely
   changed_underneath,     // exec launcher: a path names another inode than the sandbox pinned
+  pseudo_filesystem,      // a source or config file on procfs, sysfs, the device filesystem, ...
 };
 
 std::string_view errc_name(Errc code) noexcept;
@@ -91,6 +92,7 @@ enum class SysOp : std::uint8_t {
   landlock_create_ruleset,
   landlock_add_rule,
   landlock_restrict_self,
+  fstatfs,
 };
 
 // The call's own name ("renameat2"), "" for SysOp::none.
@@ -106,6 +108,9 @@ struct Error {
   std::size_t index = kNoIndex;
   static constexpr std::size_t kNoIndex = static_cast<std::size_t>(-1);
   SysOp op = SysOp::none;  // the call that failed, where sys_errno comes from one
+  // pseudo_filesystem: which one, a name from a closed set of literals ("proc", "sysfs",
+  // "devtmpfs", ...; see pseudo_filesystem_name), never a path.
+  const char* filesystem = nullptr;
 };
 
 // Minimal expected<T, E>: std::expected needs C++23. The sandbox reports Error; the config
@@ -144,6 +149,9 @@ Error sys_failure(SysOp op, int err) noexcept;
 
 // too_large with the size found and the limit it exceeds.
 Error too_large(std::uint64_t size, std::uint64_t limit) noexcept;
+
+// pseudo_filesystem naming the filesystem (a string literal).
+Error pseudo_filesystem(const char* filesystem) noexcept;
 
 // `error` about the input at `index` (see Error::index).
 Error at_index(Error error, std::size_t index) noexcept;
