@@ -10,7 +10,7 @@ const fs = require('fs');
 const ms = require('../lib/index.js');
 // The CLI's only private import (see there for why it is not public API).
 const {
-  sandboxFor, protectionOf, rulesFor, checkConfigsAbove, launcherPath, apparmor, MAX_TIMEOUT_MS,
+  sandboxFor, protectionOf, rulesFor, loadTrustedProgramConfig, launcherPath, apparmor, MAX_TIMEOUT_MS,
 } = require('../lib/cli-support.js');
 const { version } = require('../package.json');
 
@@ -232,18 +232,14 @@ function checkArgs(name, args) {
 async function loadConfig(where) {
   const target = path.resolve(where || '.');
   const stat = fs.existsSync(target) ? fs.statSync(target) : null;
-  if (stat && stat.isFile()) {
+  if (stat && !stat.isDirectory()) {
     // The file named is used even with other config names beside it, but not from a place a
     // config above lets a sandbox write: a script's "--config golem-forge.config.yaml" run in a
-    // directory a command made would otherwise read what that command planted.
-    const config = await ms.loadProgramConfig(target);
-    await checkConfigsAbove(config);
-    return config;
+    // directory a command made would otherwise read what that command planted. Anything but a
+    // directory is taken as the file meant, and refused if it is not one (a FIFO, a device).
+    return loadTrustedProgramConfig(target);
   }
   if (!stat) throw new UsageError(`${target} does not exist`);
-  // A FIFO would block the read, and a device is no config; findProgramConfig would search upward
-  // from either as from a directory.
-  if (!stat.isDirectory()) throw new UsageError(`${target} is neither a config file nor a directory`);
   const config = await ms.findProgramConfig(target);
   if (!config) {
     throw new UsageError(`no ${ms.CONFIG_FILE_NAMES.join(' / ')} found in ${target} or above`);

@@ -29,6 +29,7 @@ Napi::Object core_limits(Napi::Env env) {
   out.Set("maxConfigBytes", number(env, msb::kMaxConfigBytes));
   out.Set("defaultMaxReadBytes", number(env, msb::kDefaultMaxReadBytes));
   out.Set("maxReadBytes", number(env, static_cast<std::uint64_t>(msb_binding::kMaxReadLimit)));
+  out.Set("maxTextBytes", number(env, msb_binding::kMaxTextBytes));
   out.Set("defaultMaxDepth", number(env, msb::SandboxOptions{}.max_depth));
   out.Set("defaultDelegationDepth", number(env, msb::ProgramConfig{}.max_depth));
   out.Set("maxDelegationDepth", number(env, msb::kMaxDelegationDepth));
@@ -48,6 +49,9 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("openat2Supported", Napi::Function::New<Openat2Supported>(env));
   exports.Set("parseProgramConfig", Napi::Function::New<msb_binding::ParseProgramConfig>(env));
   exports.Set("parseWorkerFile", Napi::Function::New<msb_binding::ParseWorkerFile>(env));
+  exports.Set("openConfigFile", Napi::Function::New<msb_binding::OpenConfigFile>(env));
+  exports.Set("readConfigFile", Napi::Function::New<msb_binding::ReadConfigFile>(env));
+  exports.Set("closeConfigFile", Napi::Function::New<msb_binding::CloseConfigFile>(env));
   exports.Set("foldSuffixes", Napi::Function::New<msb_binding::FoldSuffixes>(env));
   exports.Set("matchingSuffix", Napi::Function::New<msb_binding::MatchingSuffix>(env));
   exports.Set("limits", core_limits(env));

@@ -1,9 +1,15 @@
 #include "config_wrap.h"
 
+#include <functional>
+#include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 
+#include "config/config_file.h"
 #include "config/program_config.h"
 #include "config/worker_file.h"
+#include "operation.h"
 #include "rules.h"
 
 namespace msb_binding {
@@ -27,6 +33,8 @@ Napi::Object sandbox_object(Napi::Env env, const msb::ProgramSandbox& sandbox) {
   out.Set("layout", text(env, layout_name(sandbox.layout)));
   out.Set("root", sandbox.root.empty() ? env.Null() : text(env, sandbox.root));
   set_mount_rules(out, sandbox.readonly, sandbox.approval, sandbox.policy);
+  if (sandbox.allow_pseudo_filesystem)
+    out.Set("allowPseudoFilesystem", Napi::Boolean::New(env, true));
   Napi::Array mounts = Napi::Array::New(env, sandbox.mounts.size());
   for (uint32_t i = 0; i < sandbox.mounts.size(); ++i) {
     Napi::Object mount = mount_object(env, sandbox.mounts[i]);
@@ -108,7 +116,121 @@ Napi::Object error_result(Napi::Env env, const msb::ConfigError& error) {
   return out;
 }
 
+// A core error as plain details for the facade, which builds the config error naming the file.
+Napi::Object error_details(Napi::Env env, const msb::Error& error) {
+  Napi::Object details = Napi::Object::New(env);
+  details.Set("code", text(env, std::string(msb::errc_name(error.code))));
+  if (error.code == msb::Errc::too_large) {
+    details.Set("size", Napi::Number::New(env, static_cast<double>(error.size)));
+    details.Set("limit", Napi::Number::New(env, static_cast<double>(error.limit)));
+  }
+  if (error.sys_errno != 0) details.Set("errno", Napi::Number::New(env, error.sys_errno));
+  if (error.op != msb::SysOp::none) {
+    details.Set("syscall", text(env, std::string(msb::sysop_name(error.op))));
+  }
+  if (error.filesystem != nullptr) details.Set("filesystem", text(env, error.filesystem));
+  return details;
+}
+
+// One config file step on the threadpool, settling with { <value> } or { error: details }: the
+// facade turns the latter into an UnreadableConfigError naming the file.
+template <typename T>
+class ConfigFileTask final : public Napi::AsyncWorker {
+ public:
+  using Work = std::function<msb::Result<T>()>;
+  using Convert = Napi::Value (*)(Napi::Env, T&);
+
+  static Napi::Promise Start(Napi::Env env, Work work, Convert convert) {
+    auto* task = new ConfigFileTask(env, std::move(work), convert);
+    Napi::Promise promise = task->deferred_.Promise();
+    task->waiting_.queued();
+    task->Queue();
+    return promise;
+  }
+
+ protected:
+  void Execute() override {
+    waiting_.started();
+    result_.emplace(work_());
+  }
+
+  void OnOK() override {
+    Napi::Env env = Env();
+    Napi::HandleScope scope(env);
+    try {
+      if (result_->ok()) {
+        deferred_.Resolve(convert_(env, result_->value()));
+      } else {
+        Napi::Object out = Napi::Object::New(env);
+        out.Set("error", error_details(env, result_->error()));
+        deferred_.Resolve(out);
+      }
+    } catch (const Napi::Error& e) {
+      deferred_.Reject(e.Value());
+    }
+  }
+
+  void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
+
+ private:
+  ConfigFileTask(Napi::Env env, Work work, Convert convert)
+      : Napi::AsyncWorker(env, "mount-sandbox"),
+        deferred_(Napi::Promise::Deferred::New(env)),
+        work_(std::move(work)),
+        convert_(convert) {}
+
+  Napi::Promise::Deferred deferred_;
+  Work work_;
+  Convert convert_;
+  std::optional<msb::Result<T>> result_;
+  WaitingMark waiting_;
+};
+
+// The opened file JS holds between opening and reading (while it judges where the file lies):
+// an External whose finalizer closes the descriptor if nothing else did.
+using ConfigFileHandle = msb::ConfigFile;
+
+Napi::Value to_opened(Napi::Env env, msb::ConfigFile& file) {
+  auto* handle = new ConfigFileHandle(std::move(file));
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("realPath", text(env, handle->real_path));
+  out.Set("handle", Napi::External<ConfigFileHandle>::New(
+                        env, handle, [](Napi::Env, ConfigFileHandle* h) { delete h; }));
+  return out;
+}
+
+Napi::Value to_text_result(Napi::Env env, std::string& content) {
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("text", text(env, content));
+  return out;
+}
+
+ConfigFileHandle* handle_arg(const Napi::CallbackInfo& info) {
+  if (!info[0].IsExternal()) {
+    throw Napi::TypeError::New(info.Env(), "expected a handle from openConfigFile()");
+  }
+  return info[0].As<Napi::External<ConfigFileHandle>>().Data();
+}
+
 }  // namespace
+
+Napi::Value OpenConfigFile(const Napi::CallbackInfo& info) {
+  std::string path = info[0].As<Napi::String>().Utf8Value();
+  return ConfigFileTask<msb::ConfigFile>::Start(
+      info.Env(), [path] { return msb::open_config_file(path); }, to_opened);
+}
+
+Napi::Value ReadConfigFile(const Napi::CallbackInfo& info) {
+  // The descriptor moves to the task: closing the handle meanwhile cannot pull it away.
+  auto file = std::make_shared<msb::ConfigFile>(std::move(*handle_arg(info)));
+  return ConfigFileTask<std::string>::Start(
+      info.Env(), [file] { return msb::read_config_file(*file); }, to_text_result);
+}
+
+Napi::Value CloseConfigFile(const Napi::CallbackInfo& info) {
+  handle_arg(info)->fd.reset();
+  return info.Env().Undefined();
+}
 
 Napi::Value ParseProgramConfig(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();

@@ -12,4 +12,15 @@ Napi::Value ParseProgramConfig(const Napi::CallbackInfo& info);
 // parseWorkerFile(text) -> { worker } | { error }
 Napi::Value ParseWorkerFile(const Napi::CallbackInfo& info);
 
+// Config and .worker files are read from the disk as the file sandbox reads files
+// (src/config/config_file.h), in two threadpool steps so that the facade can judge where the
+// file lies before it is read. Failures settle as { error: { code, errno?, syscall?, size?,
+// limit?, filesystem? } }.
+// openConfigFile(absolutePath) -> Promise<{ handle, realPath } | { error }>
+Napi::Value OpenConfigFile(const Napi::CallbackInfo& info);
+// readConfigFile(handle) -> Promise<{ text } | { error }>; takes the handle's descriptor.
+Napi::Value ReadConfigFile(const Napi::CallbackInfo& info);
+// closeConfigFile(handle): closes it now rather than when collected.
+Napi::Value CloseConfigFile(const Napi::CallbackInfo& info);
+
 }  // namespace msb_binding

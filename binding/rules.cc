@@ -83,6 +83,8 @@ Napi::Object mount_object(Napi::Env env, const msb::MountSpec& mount) {
   out.Set("source", text(env, mount.source));
   out.Set("target", text(env, mount.target));
   set_mount_rules(out, mount.readonly, mount.approval, mount.policy);
+  if (mount.allow_pseudo_filesystem)
+    out.Set("allowPseudoFilesystem", Napi::Boolean::New(env, true));
   return out;
 }
 

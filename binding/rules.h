@@ -30,10 +30,12 @@ void read_mount_rules(const Napi::Object& object, Spec& spec) {
   spec.readonly = object.Get("readonly").ToBoolean();
   spec.approval = approval_rule_from(object.Get("approval").As<Napi::Object>());
   spec.policy = policy_from(object.Get("policy").As<Napi::Object>());
+  spec.allow_pseudo_filesystem = object.Get("allowPseudoFilesystem").ToBoolean();
 }
 void set_mount_rules(Napi::Object& out, bool readonly, const msb::ApprovalRule& approval,
                      const msb::FilePolicy& policy);
-// { source, target, readonly, approval, policy }: one mount, from a sandbox's table or a config.
+// { source, target, readonly, approval, policy, allowPseudoFilesystem? }: one mount, from a
+// sandbox's table or a config; allowPseudoFilesystem only where it is true.
 Napi::Object mount_object(Napi::Env env, const msb::MountSpec& mount);
 
 // foldSuffixes(strings): { suffixes } folded by the core's suffix_rule, or { invalid: index } of

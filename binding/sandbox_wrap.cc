@@ -16,9 +16,6 @@ struct AddonData {
   Napi::FunctionReference constructor;
 };
 
-// V8's longest string (2^29 - 24 UTF-16 units); more UTF-8 bytes than that may not fit.
-constexpr std::size_t kMaxTextBytes = (std::size_t{1} << 29) - 24;
-
 std::string string_arg(const Napi::CallbackInfo& info, std::size_t index) {
   return info[index].As<Napi::String>().Utf8Value();
 }
@@ -176,17 +173,7 @@ Napi::Value SandboxWrap::Read(const Napi::CallbackInfo& info) {
   if (auto now = core_->read_now(path)) return SettleNow(*now, path, to_text);
   auto core = core_;
   return Operation<msb::Bytes>::Start(
-      Value(), make_error_, path,
-      [core, path]() -> msb::Result<msb::Bytes> {
-        auto bytes = core->read(path);
-        if (bytes.ok() && bytes.value().size > kMaxTextBytes) {
-          msb::Error e{msb::Errc::too_large};
-          e.size = bytes.value().size;
-          e.limit = kMaxTextBytes;
-          return e;
-        }
-        return bytes;
-      },
+      Value(), make_error_, path, [core, path] { return core->read(path, kMaxTextBytes); },
       to_text);
 }
 
@@ -335,18 +322,10 @@ Napi::Value SandboxWrap::ReadRange(const Napi::CallbackInfo& info) {
   const auto length = static_cast<std::uint64_t>(info[2].As<Napi::Number>().DoubleValue());
   const bool binary = info[3].ToBoolean();
   auto core = core_;
+  const std::uint64_t cap = binary ? msb::kNoCap : kMaxTextBytes;
   return Operation<msb::Bytes>::Start(
       Value(), make_error_, path,
-      [core, path, offset, length, binary]() -> msb::Result<msb::Bytes> {
-        auto bytes = core->read_range(path, offset, length);
-        if (!binary && bytes.ok() && bytes.value().size > kMaxTextBytes) {
-          msb::Error e{msb::Errc::too_large};
-          e.size = bytes.value().size;
-          e.limit = kMaxTextBytes;
-          return e;
-        }
-        return bytes;
-      },
+      [core, path, offset, length, cap] { return core->read_range(path, offset, length, cap); },
       binary ? to_buffer : to_text);
 }
 
@@ -403,7 +382,9 @@ Napi::Value SandboxWrap::Glob(const Napi::CallbackInfo& info) {
       [core, task] { return task->take_result(); }, to_glob);
 }
 
-// readAttachments(paths, { maxAttachments, maxTotalBytes, allowedSuffixes, deniedSuffixes })
+// readAttachments(paths, { maxAttachments, maxTotalBytes, allowedSuffixes, deniedSuffixes },
+// textual): textual[i] says the facade will decode paths[i] as text, so it is held to
+// kMaxTextBytes like every text this addon hands out.
 Napi::Value SandboxWrap::ReadAttachments(const Napi::CallbackInfo& info) {
   std::vector<std::string> paths = strings_from(info[0].As<Napi::Array>());
   Napi::Object p = info[1].As<Napi::Object>();
@@ -414,6 +395,10 @@ Napi::Value SandboxWrap::ReadAttachments(const Napi::CallbackInfo& info) {
       static_cast<std::uint64_t>(p.Get("maxTotalBytes").As<Napi::Number>().DoubleValue());
   policy.allowed_suffixes = strings_from(p.Get("allowedSuffixes").As<Napi::Array>());
   policy.denied_suffixes = strings_from(p.Get("deniedSuffixes").As<Napi::Array>());
+  Napi::Array textual = info[2].As<Napi::Array>();
+  for (uint32_t i = 0; i < textual.Length(); ++i) {
+    policy.size_caps.push_back(textual.Get(i).ToBoolean() ? kMaxTextBytes : msb::kNoCap);
+  }
   auto core = core_;
   std::vector<std::string> named = paths.empty() ? std::vector<std::string>{"/"} : paths;
   return Operation<std::vector<msb::Bytes>>::Start(
@@ -429,6 +414,9 @@ Napi::Value SandboxWrap::Config(const Napi::CallbackInfo& info) {
     const msb::Mount& root = table.root();
     out.Set("root", text_value(env, root.anchor->host_path()));
     set_mount_rules(out, root.readonly, root.approval, root.policy);
+    if (root.anchor->origin().allows_pseudo_filesystem()) {
+      out.Set("allowPseudoFilesystem", Napi::Boolean::New(env, true));
+    }
   } else {
     // No root: nothing can be written or read at "/" itself.
     out.Set("root", env.Null());
@@ -439,8 +427,10 @@ Napi::Value SandboxWrap::Config(const Napi::CallbackInfo& info) {
   uint32_t n = 0;
   for (const msb::Mount& m : table.mounts()) {
     if (m.target.is_root()) continue;
-    mounts.Set(n++, mount_object(env, msb::MountSpec{m.anchor->host_path(), m.target.str(),
-                                                     m.readonly, m.approval, m.policy}));
+    mounts.Set(
+        n++, mount_object(
+                 env, msb::MountSpec{m.anchor->host_path(), m.target.str(), m.readonly, m.approval,
+                                     m.policy, m.anchor->origin().allows_pseudo_filesystem()}));
   }
   out.Set("mounts", mounts);
   out.Set("depth", Napi::Number::New(env, core_->depth()));

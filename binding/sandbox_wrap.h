@@ -4,6 +4,7 @@
 
 #include <napi.h>
 
+#include <cstdint>
 #include <memory>
 
 #include "fs/sandbox.h"
@@ -12,6 +13,12 @@ namespace msb_binding {
 
 // The largest maxReadBytes a sandbox takes: Buffer's own maximum on 64-bit Node.
 inline constexpr double kMaxReadLimit = 4294967296.0;
+
+// V8's longest string (2^29 - 24 UTF-16 units, buffer.constants.MAX_STRING_LENGTH on 64-bit):
+// UTF-8 text of more bytes may not fit in one, so every text this addon hands out (read, ranged
+// reads, attachments the facade decodes) is held to it, as a too_large refusal decided from the
+// file's size before it is read.
+inline constexpr std::uint64_t kMaxTextBytes = (std::uint64_t{1} << 29) - 24;
 
 class SandboxWrap : public Napi::ObjectWrap<SandboxWrap> {
  public:

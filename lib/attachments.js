@@ -116,13 +116,15 @@ async function readAttachments(native, given, policy) {
   const rules = normalizePolicy(policy);
   checkLexicalRules(paths, rules);
   if (paths.length === 0) return [];
-  const buffers = await native.readAttachments(paths, rules);
+  const mimeTypes = paths.map((p) => mediaTypeOf(fileNameOf(p)));
+  // Which ones get `text`: the addon holds those to the longest text V8 can make (a file over it
+  // is FileTooLargeError, as read() reports it, judged from its size before anything is read).
+  const textual = mimeTypes.map(isTextual);
+  const buffers = await native.readAttachments(paths, rules, textual);
   return buffers.map((buf, i) => {
-    const name = fileNameOf(paths[i]);
-    const mimeType = mediaTypeOf(name);
     const data = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
-    const attachment = { name, path: paths[i], mimeType, data };
-    if (isTextual(mimeType)) attachment.text = buf.toString('utf8');
+    const attachment = { name: fileNameOf(paths[i]), path: paths[i], mimeType: mimeTypes[i], data };
+    if (textual[i]) attachment.text = buf.toString('utf8');
     return attachment;
   });
 }

@@ -17,7 +17,7 @@ export type ErrorFactory = (
   this: NativeSandbox,
   code: string,
   path: string,
-  details: { size?: number; limit?: number; errno?: number; index?: number; syscall?: string },
+  details: { size?: number; limit?: number; errno?: number; index?: number; syscall?: string; filesystem?: string },
 ) => Error;
 
 export interface NativeStat {
@@ -54,7 +54,8 @@ export declare class NativeSandbox {
   mkdir(path: string): Promise<void>;
   /** `paths` joined with NUL. */
   glob(pattern: string, limit: number, maxEntries: number): Promise<{ paths: string; truncated: boolean }>;
-  readAttachments(paths: string[], rules: object): Promise<Uint8Array[]>;
+  /** `textual[i]`: paths[i] is decoded as text, so it is held to limits.maxTextBytes. */
+  readAttachments(paths: string[], rules: object, textual: boolean[]): Promise<Uint8Array[]>;
   /** mkdir -p of the root and every mount source. */
   createSources(): Promise<void>;
   resolve(path: string): string;
@@ -76,6 +77,19 @@ export interface ConfigErrorDetails {
   expected: string;
 }
 
+/** An opened config file's descriptor, owned by the addon. */
+export type ConfigFileHandle = { readonly __configFileHandle: unique symbol };
+
+/** Why a config file could not be opened or read: a core error code and its details. */
+export interface FileErrorDetails {
+  code: string;
+  errno?: number;
+  syscall?: string;
+  size?: number;
+  limit?: number;
+  filesystem?: string;
+}
+
 export interface NativeBinding {
   NativeSandbox: typeof NativeSandbox;
   openat2Supported(): boolean;
@@ -85,6 +99,15 @@ export interface NativeBinding {
     format: 'yaml' | 'json',
   ): { config?: ProgramConfig; error?: ConfigErrorDetails };
   parseWorkerFile(text: string): { worker?: Omit<WorkerDeclaration, 'file'>; error?: ConfigErrorDetails };
+  /**
+   * Opens a config or .worker file (absolute path) with O_PATH, reading nothing: where it really
+   * lies, and a handle for readConfigFile. Failures settle as `{ error }`.
+   */
+  openConfigFile(file: string): Promise<{ handle: ConfigFileHandle; realPath: string } | { error: FileErrorDetails }>;
+  /** Checks the opened file (a regular file on a filesystem that holds data, at most 1 MiB) and reads it. */
+  readConfigFile(handle: ConfigFileHandle): Promise<{ text: string } | { error: FileErrorDetails }>;
+  /** Closes the handle's descriptor now (a no-op once read). */
+  closeConfigFile(handle: ConfigFileHandle): void;
   /** The core's suffix_rule on each string: all folded, or the index of the first that is no rule. */
   foldSuffixes(written: string[]): { suffixes: string[]; invalid?: undefined } | { suffixes?: undefined; invalid: number };
   /** The index of the first suffix `name` ends with under the core's folding, or -1. */
@@ -98,6 +121,8 @@ export interface NativeBinding {
     maxConfigBytes: number;
     defaultMaxReadBytes: number;
     maxReadBytes: number;
+    /** V8's longest string (in UTF-8 bytes): every text the addon hands out is held to it. */
+    maxTextBytes: number;
     defaultMaxDepth: number;
     defaultDelegationDepth: number;
     maxDelegationDepth: number;

@@ -8,7 +8,7 @@
 const ms = require('./index');
 const { rulesFor } = require('./errors');
 const { protectedFiles, addProtectedFiles } = require('./protected');
-const { checkConfigsAbove, filesTheNextRunTrusts, checkWorkerFileTrusted } = require('./program');
+const { checkConfigsAbove, loadTrustedProgramConfig, filesTheNextRunTrusts, loadTrustedWorkerFile } = require('./program');
 const { launcherPath } = require('./launcher');
 const apparmor = require('./apparmor');
 const { isWithin } = require('./paths');
@@ -22,8 +22,7 @@ async function sandboxFor(config, workerFile) {
   const trusted = await filesTheNextRunTrusts(config);
   const sandbox = programSandbox === null ? null : addProtectedFiles(ms.createMountSandbox(programSandbox), trusted);
   if (workerFile === undefined) return { sandbox, worker: null };
-  await checkWorkerFileTrusted(config, workerFile, trusted);
-  const worker = await ms.loadWorkerFile(workerFile);
+  const worker = await loadTrustedWorkerFile(config, workerFile, trusted);
   return { sandbox: ms.sandboxForWorker(sandbox, worker), worker };
 }
 
@@ -33,4 +32,6 @@ function protectionOf(sandbox, hostPath) {
   return protectedFiles(sandbox).find((file) => isWithin(hostPath, file)) ?? null;
 }
 
-module.exports = { sandboxFor, protectionOf, rulesFor, checkConfigsAbove, launcherPath, apparmor, MAX_TIMEOUT_MS };
+module.exports = {
+  sandboxFor, protectionOf, rulesFor, checkConfigsAbove, loadTrustedProgramConfig, launcherPath, apparmor, MAX_TIMEOUT_MS,
+};

@@ -14,8 +14,11 @@ const DEFAULT_MAX_READ_BYTES = 128 * 1024 * 1024;
 const RESOLVERS = ['auto', 'openat2', 'walk'];
 const DEFAULT_MAX_DEPTH = 5;
 const POLICY_KEYS = ['approval', 'allowedSuffixes', 'deniedSuffixes', 'maxFileBytes'];
-const CONFIG_KEYS = ['root', 'readonly', 'mounts', 'maxReadBytes', 'resolver', 'maxDepth', ...POLICY_KEYS];
-const MOUNT_KEYS = ['source', 'target', 'readonly', ...POLICY_KEYS];
+// allowPseudoFilesystem: pin this source even on procfs, sysfs, the device filesystem, ...
+// (refused by default: /proc/self would show a model this process's environment).
+const CONFIG_KEYS = ['root', 'readonly', 'allowPseudoFilesystem', 'mounts', 'maxReadBytes', 'resolver', 'maxDepth',
+  ...POLICY_KEYS];
+const MOUNT_KEYS = ['source', 'target', 'readonly', 'allowPseudoFilesystem', ...POLICY_KEYS];
 const APPROVALS = ['preApproved', 'ask', 'blocked'];
 
 function configError(message) {
@@ -132,6 +135,7 @@ function normalizeConfig(given) {
   const rootless = config.root === null && Array.isArray(config.mounts) && config.mounts.length > 0;
   const root = rootless ? null : checkHostPath(config.root, 'root');
   const readonly = checkOptionalBoolean(config.readonly, 'readonly');
+  const allowPseudoFilesystem = checkOptionalBoolean(config.allowPseudoFilesystem, 'allowPseudoFilesystem');
   const seen = new Set();
   const mounts = (config.mounts || []).map((mount, i) => {
     const where = `mounts[${i}]`;
@@ -144,6 +148,7 @@ function normalizeConfig(given) {
       source: checkHostPath(mount.source, `${where}.source`),
       target,
       readonly: checkOptionalBoolean(mount.readonly, `${where}.readonly`),
+      allowPseudoFilesystem: checkOptionalBoolean(mount.allowPseudoFilesystem, `${where}.allowPseudoFilesystem`),
       ...normalizePolicy(mount, `${where}.`),
     });
   });
@@ -161,7 +166,9 @@ function normalizeConfig(given) {
   const maxDepth = config.maxDepth === undefined
     ? DEFAULT_MAX_DEPTH
     : checkCount(config.maxDepth, 'maxDepth', addon().limits.maxDelegationDepth);
-  return record({ root, readonly, ...normalizePolicy(config, ''), mounts, maxReadBytes, resolver, maxDepth });
+  return record({
+    root, readonly, allowPseudoFilesystem, ...normalizePolicy(config, ''), mounts, maxReadBytes, resolver, maxDepth,
+  });
 }
 
 module.exports = { normalizeConfig, approvalRule, DEFAULT_MAX_READ_BYTES, DEFAULT_MAX_DEPTH };

@@ -123,6 +123,12 @@ function errorFor(code, path, details, context) {
     case 'SYMLINK_LOOP':
     case 'UNTRUSTED_SOURCE':
       return new classes.SymlinkError(code, path);
+    case 'PSEUDO_FILESYSTEM': {
+      // Named after the mount whose source it is: the root's is "/".
+      const mount = context ? rulesFor(context.config(), path) : null;
+      return new classes.PseudoFilesystemError(path, mount && mount.target !== undefined ? mount.target : '/',
+        details.filesystem);
+    }
     case 'NOT_REGULAR_FILE':
       return new classes.NotRegularFileError(path);
     case 'IS_DIRECTORY':

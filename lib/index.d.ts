@@ -73,6 +73,13 @@ export interface Mount extends MountPolicyConfig {
   source: string;
   target: string;
   readonly?: boolean;
+  /**
+   * Pin the source even where it lies on a kernel pseudo-filesystem (procfs, sysfs, the device
+   * filesystem, ...), which is otherwise refused with PseudoFilesystemError: /proc/self would show
+   * a model this process's environment (API keys) and command line.
+   * @default false
+   */
+  allowPseudoFilesystem?: boolean;
 }
 
 export type ResolverKind = 'auto' | 'openat2' | 'walk';
@@ -85,6 +92,11 @@ export interface MountSandboxConfig extends MountPolicyConfig {
   root: string | null;
   /** @default false */
   readonly?: boolean;
+  /**
+   * As a mount's allowPseudoFilesystem, for the root.
+   * @default false
+   */
+  allowPseudoFilesystem?: boolean;
   mounts?: Mount[];
   /**
    * Largest file read() and readBinary() accept (128 MiB).
@@ -132,11 +144,15 @@ export interface MountRules {
 export interface DescribedMount extends MountRules {
   source: string;
   target: string;
+  /** Present (true) only where the mount allows a pseudo-filesystem source. */
+  allowPseudoFilesystem?: true;
 }
 
 export interface SandboxDescription extends MountRules {
   /** null when the sandbox has no root ("/" lists the mounts). */
   root: string | null;
+  /** Present (true) only where the root allows a pseudo-filesystem source. */
+  allowPseudoFilesystem?: true;
   mounts: DescribedMount[];
   depth: number;
   maxDepth: number;
@@ -231,6 +247,8 @@ export interface MountSandbox<Root extends string | null = string> extends FileO
 export interface ProgramSandboxConfig extends MountRules {
   layout: 'mounts' | 'sandboxed' | 'direct';
   root: string | null;
+  /** Present (true) only where the file says `allowPseudoFilesystem: true` for the root. */
+  allowPseudoFilesystem?: true;
   mounts: (DescribedMount & { zone?: string })[];
 }
 
@@ -260,11 +278,17 @@ export interface WorkerDeclaration {
 export declare const CONFIG_FILE_NAMES: string[];
 export declare const DEFAULT_ATTACHMENT_POLICY: Readonly<Required<AttachmentPolicy>>;
 export declare function parseProgramConfig(text: string, options: { file: string; format?: 'yaml' | 'json' }): ProgramConfig;
+/**
+ * Reads and parses a config file; rejects with UnreadableConfigError (code NOT_FOUND,
+ * IS_DIRECTORY, NOT_REGULAR_FILE, PSEUDO_FILESYSTEM, TOO_LARGE, ...) what is not a regular file of
+ * at most 1 MiB on a filesystem that holds data, without blocking on it.
+ */
 export declare function loadProgramConfig(file: string): Promise<ProgramConfig>;
 /**
  * Walks up from startDir (default cwd) to the first config file; null when none. Rejects with
  * UntrustedConfigError a directory holding more than one config name, a config inside a writable
- * area of a config above it, and a config above that cannot be parsed.
+ * area of a config above it, and a config above that cannot be parsed; with
+ * UnreadableConfigError a config name that is not a readable config file (a directory is skipped).
  */
 export declare function findProgramConfig(startDir?: string): Promise<ProgramConfig | null>;
 /** The createMountSandbox() config a program config describes; null for no sandbox. */
@@ -272,6 +296,7 @@ export declare function sandboxConfigFrom(config: ProgramConfig): MountSandboxCo
 /** Its commands (exec) cannot change the config names on the walk up or the worker directories. */
 export declare function createSandboxFromConfig(config: ProgramConfig): Promise<MountSandbox<string | null> | null>;
 export declare function parseWorkerFile(text: string, file?: string): WorkerDeclaration;
+/** Reads and parses a .worker file; rejects as loadProgramConfig does what cannot be read. */
 export declare function loadWorkerFile(file: string): Promise<WorkerDeclaration>;
 /** call_worker's rule: the child's sandbox, null for none; never wider than the parent. */
 export declare function sandboxForWorker(

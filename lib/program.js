@@ -12,6 +12,7 @@ const {
   ConfigFileError,
   PermissionEscalationError,
   SandboxConfigError,
+  UnreadableConfigError,
   UntrustedConfigError,
   WorkerSandboxError,
 } = require('./errors');
@@ -47,22 +48,57 @@ function parseProgramConfig(text, options) {
   return result.config;
 }
 
-async function readConfigText(file) {
-  const handle = await fs.promises.open(file, 'r');
+// Config and .worker files are read from the disk as the file API reads files, natively and off
+// the event loop (src/config/config_file.h), in two steps: opened with O_PATH, which never blocks
+// and opens nothing (a FIFO, /proc/kmsg), then, once the caller has judged where the file really
+// lies, checked on that descriptor (a regular file on a filesystem that holds data, at most
+// 1 MiB) and read. Every failure is an UnreadableConfigError naming the file as given.
+// `use(opened)` runs in between, with { file, realPath }; its `read()` gives the text.
+async function withConfigFile(file, use) {
+  if (file.includes('\0')) throw new UnreadableConfigError('INVALID_PATH', file);
+  const opened = await addon().openConfigFile(file);
+  const failed = (details) => new UnreadableConfigError(details.code, file, details);
+  if (isFailure(opened)) return use({ file, realPath: null, read: () => Promise.reject(failed(opened.error)) });
   try {
-    const { size } = await handle.stat();
-    if (size > MAX_CONFIG_BYTES) {
-      throw new ConfigFileError({ file, line: 0, column: 0, keyPath: '', expected: 'a file of at most 1 MiB' });
-    }
-    return await handle.readFile('utf8');
+    return await use({
+      file,
+      realPath: opened.realPath,
+      read: async () => {
+        const result = await addon().readConfigFile(opened.handle);
+        if (isFailure(result)) throw failed(result.error);
+        return result.text;
+      },
+    });
   } finally {
-    await handle.close();
+    addon().closeConfigFile(opened.handle);
   }
 }
 
+// Whether a config file step settled with an error (an own key: nothing from a prototype).
+/**
+ * @template T
+ * @param {T | { error: import('./binding').FileErrorDetails }} result
+ * @returns {result is { error: import('./binding').FileErrorDetails }}
+ */
+function isFailure(result) {
+  return Object.hasOwn(/** @type {object} */ (result), 'error');
+}
+
+// Reads and parses a program config file; nothing is checked about where it lies.
 async function loadProgramConfig(file) {
   const absolute = path.resolve(file);
-  return parseProgramConfig(await readConfigText(absolute), { file: absolute });
+  return withConfigFile(absolute, async (opened) => parseProgramConfig(await opened.read(), { file: absolute }));
+}
+
+// A config that discovery (or the CLI's --config file) will use: the configs above it are
+// judged first, on where the file lies as named and where its descriptor really is, and only
+// then is it read.
+async function loadTrustedProgramConfig(file) {
+  const absolute = path.resolve(file);
+  return withConfigFile(absolute, async (opened) => {
+    await checkConfigsAbove({ file: absolute, realPath: opened.realPath });
+    return parseProgramConfig(await opened.read(), { file: absolute });
+  });
 }
 
 // The directory and each one above it, up to the filesystem root.
@@ -73,9 +109,23 @@ function* ancestors(dir) {
   }
 }
 
-// The config names in dir that discovery would read (regular files, symlinks followed), in
-// CONFIG_FILE_NAMES order.
+// The config names in dir that discovery would read, in CONFIG_FILE_NAMES order: every entry of
+// such a name but a directory (or a link to one), whatever else it is. A FIFO, a device or a
+// dangling link is refused when read, with a typed error, rather than passed over for some other
+// config above.
 async function candidatesIn(dir) {
+  const names = [];
+  for (const name of CONFIG_FILE_NAMES) {
+    const file = path.join(dir, name);
+    if (!(await fs.promises.lstat(file).then(() => true, () => false))) continue;
+    if (!(await fs.promises.stat(file).then((st) => st.isDirectory(), () => false))) names.push(name);
+  }
+  return names;
+}
+
+// The config names in dir that exist as files (symlinks followed): what a command must not
+// change for the next run.
+async function configFilesIn(dir) {
   const names = [];
   for (const name of CONFIG_FILE_NAMES) {
     const stat = await fs.promises.stat(path.join(dir, name)).catch(() => null);
@@ -126,7 +176,8 @@ async function checkAbove(found, aboveFile) {
         'tell whether it lets a sandbox write here. Fix or remove it.', { file: found.file, above, cause: error });
   }
   const areas = writableAreas(config);
-  const realDir = path.dirname(await realOrGiven(found.file)); // a symlinked config: where its text is
+  // A symlinked config: where its text is (the descriptor's own path, when the caller opened it).
+  const realDir = path.dirname(found.realPath ?? (await realOrGiven(found.file)));
   if ((await insideAny(found.dir, areas)) || (await insideAny(realDir, areas))) {
     throw new UntrustedConfigError('WRITABLE_FROM_ABOVE',
       `${found.file}: a config inside a directory that the config at ${above} lets a sandbox write cannot ` +
@@ -136,9 +187,10 @@ async function checkAbove(found, aboveFile) {
 }
 
 // Every config above a config's directory may make it untrustworthy: checks each one, refusing a
-// directory on the way that holds more than one config name.
+// directory on the way that holds more than one config name. `config` is { file } (a loaded
+// config will do), with `realPath`, where its opened descriptor lies, when known.
 async function checkConfigsAbove(config) {
-  const found = { dir: path.dirname(config.file), file: config.file };
+  const found = { dir: path.dirname(config.file), file: config.file, realPath: config.realPath ?? null };
   if (path.dirname(found.dir) === found.dir) return;
   for (const dir of ancestors(path.dirname(found.dir))) {
     const names = await candidatesIn(dir);
@@ -157,9 +209,7 @@ async function findProgramConfig(startDir = process.cwd()) {
     const names = await candidatesIn(dir);
     if (names.length > 1) throw severalCandidates(dir, names);
     if (names.length === 0) continue;
-    const config = await loadProgramConfig(path.join(dir, names[0]));
-    await checkConfigsAbove(config);
-    return config;
+    return loadTrustedProgramConfig(path.join(dir, names[0]));
   }
   return null;
 }
@@ -212,7 +262,7 @@ async function workerProtections(program) {
 async function filesTheNextRunTrusts(program) {
   const files = [path.resolve(program.file)];
   for (const dir of ancestors(path.dirname(path.resolve(program.file)))) {
-    for (const name of await candidatesIn(dir)) files.push(path.join(dir, name));
+    for (const name of await configFilesIn(dir)) files.push(path.join(dir, name));
   }
   files.push(...(await workerProtections(program)));
   return [...new Set(files)];
@@ -220,13 +270,18 @@ async function filesTheNextRunTrusts(program) {
 
 // A .worker file given by hand (the CLI's --worker) that lies where the config's sandbox lets a
 // command write, and is not one of the protected worker files, may have been written by a
-// command: refused.
-async function checkWorkerFileTrusted(program, workerFile, trusted) {
+// command: refused. Judged where it is named and where its text really lies (`realPath`, its
+// opened descriptor's, when known): a link among the protected workers to a file in a writable
+// area is refused too.
+async function checkWorkerFileTrusted(program, workerFile, trusted, realPath = null) {
   const file = path.resolve(workerFile);
-  const real = await realOrGiven(file);
+  const real = realPath ?? (await realOrGiven(file));
   const protectedReal = await Promise.all(trusted.map(realOrGiven));
-  if (trusted.some((p) => isWithin(file, p)) || protectedReal.some((p) => isWithin(real, p))) return;
-  if (await insideAny(path.dirname(file), writableAreas(program))) {
+  if (protectedReal.some((p) => isWithin(real, p))) return;
+  const areas = writableAreas(program);
+  const realInArea = await insideAny(path.dirname(real), areas);
+  if (trusted.some((p) => isWithin(file, p)) && !realInArea) return;
+  if (realInArea || (await insideAny(path.dirname(file), areas))) {
     throw new UntrustedConfigError('UNPROTECTED_WORKER',
       `${file}: a .worker file where the sandbox lets commands write cannot be trusted (a command could ` +
         'have written it). Keep worker files in the config\'s worker directories ' +
@@ -250,11 +305,16 @@ function sandboxConfigFrom(given) {
     ...(policy.deniedSuffixes.length ? { deniedSuffixes: policy.deniedSuffixes } : {}),
     ...(policy.maxFileBytes !== null ? { maxFileBytes: policy.maxFileBytes } : {}),
   });
+  // Only where the file says it: a config given to createMountSandbox takes the key the same way.
+  const pseudo = (m) => (m.allowPseudoFilesystem === true ? { allowPseudoFilesystem: true } : {});
   return {
     root: sb.root,
     readonly: sb.readonly,
+    ...pseudo(sb),
     ...policyKeys(sb),
-    mounts: sb.mounts.map((m) => ({ source: m.source, target: m.target, readonly: m.readonly, ...policyKeys(m) })),
+    mounts: sb.mounts.map((m) => ({
+      source: m.source, target: m.target, readonly: m.readonly, ...pseudo(m), ...policyKeys(m),
+    })),
     maxDepth: program.delegation.maxDepth,
   };
 }
@@ -266,9 +326,20 @@ function parseWorkerFile(text, file = '<worker>') {
   return { ...result.worker, file };
 }
 
+// Reads and parses a .worker file; nothing is checked about where it lies.
 async function loadWorkerFile(file) {
   const absolute = path.resolve(file);
-  return parseWorkerFile(await readConfigText(absolute), absolute);
+  return withConfigFile(absolute, async (opened) => parseWorkerFile(await opened.read(), absolute));
+}
+
+// A .worker file named by hand for a program's sandbox (the CLI's --worker): judged by
+// checkWorkerFileTrusted on where its descriptor lies before it is read.
+async function loadTrustedWorkerFile(program, file, trusted) {
+  const absolute = path.resolve(file);
+  return withConfigFile(absolute, async (opened) => {
+    await checkWorkerFileTrusted(program, absolute, trusted, opened.realPath);
+    return parseWorkerFile(await opened.read(), absolute);
+  });
 }
 
 function workerLabel(worker) {
@@ -339,8 +410,10 @@ module.exports = {
   loadProgramConfig,
   findProgramConfig,
   checkConfigsAbove,
+  loadTrustedProgramConfig,
   filesTheNextRunTrusts,
   checkWorkerFileTrusted,
+  loadTrustedWorkerFile,
   sandboxConfigFrom,
   parseWorkerFile,
   loadWorkerFile,

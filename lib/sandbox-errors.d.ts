@@ -9,6 +9,7 @@ export type SandboxErrorCode =
   | 'SYMLINK_ESCAPE'
   | 'SYMLINK_LOOP'
   | 'UNTRUSTED_SOURCE'
+  | 'PSEUDO_FILESYSTEM'
   | 'PROC_UNAVAILABLE'
   | 'NOT_REGULAR_FILE'
   | 'IS_DIRECTORY'
@@ -131,6 +132,44 @@ export declare class ConfigFileError extends SandboxConfigError {
   readonly keyPath: string;
   readonly expected: string;
   constructor(details: { file: string; line: number; column: number; keyPath: string; expected: string });
+}
+/**
+ * A config or .worker file that cannot be read as one (nothing was parsed). `code` says why;
+ * `file` is the file as named, never where a link led.
+ */
+export declare class UnreadableConfigError extends ConfigFileError {
+  readonly code:
+    | 'NOT_FOUND'
+    | 'ACCESS_DENIED'
+    | 'IS_DIRECTORY'
+    | 'NOT_DIRECTORY'
+    | 'SYMLINK_LOOP'
+    | 'NOT_REGULAR_FILE'
+    | 'PSEUDO_FILESYSTEM'
+    | 'TOO_LARGE'
+    | 'PROC_UNAVAILABLE'
+    | 'INVALID_PATH'
+    | 'IO_ERROR';
+  /** PSEUDO_FILESYSTEM: which one ("proc", "sysfs", "devtmpfs", ...). */
+  readonly filesystem?: string;
+  /** TOO_LARGE: the file's size and the limit (1 MiB). */
+  readonly size?: number;
+  readonly limit?: number;
+  constructor(code: UnreadableConfigError['code'], file: string,
+    details?: { filesystem?: string; size?: number; limit?: number; errno?: number; syscall?: string });
+}
+/**
+ * A mount (or the root) whose source is on a kernel pseudo-filesystem (procfs, sysfs, the device
+ * filesystem, ...), refused unless it says `allowPseudoFilesystem: true` (code PSEUDO_FILESYSTEM).
+ */
+export declare class PseudoFilesystemError extends SandboxConfigError {
+  readonly code: 'PSEUDO_FILESYSTEM';
+  readonly path: string;
+  /** The mount's virtual path ("/" for the root). */
+  readonly target: string;
+  /** "proc", "sysfs", "devtmpfs", "devpts", "cgroup2", ... */
+  readonly filesystem: string;
+  constructor(path: string, target: string, filesystem: string);
 }
 /** Config discovery refused what it found (code UNTRUSTED_CONFIG). */
 export declare class UntrustedConfigError extends SandboxConfigError {

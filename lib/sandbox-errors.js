@@ -208,6 +208,41 @@ class ConfigFileError extends SandboxConfigError {
   }
 }
 
+const UNREADABLE_REASONS = {
+  NOT_FOUND: () => 'no such file (or a symbolic link to nothing)',
+  ACCESS_DENIED: () => 'permission denied',
+  IS_DIRECTORY: () => 'a directory, not a file',
+  NOT_DIRECTORY: () => 'a part of the path is not a directory',
+  SYMLINK_LOOP: () => 'too many levels of symbolic links',
+  NOT_REGULAR_FILE: () => 'a FIFO, socket or device, not a regular file',
+  PSEUDO_FILESYSTEM: ({ filesystem }) =>
+    `a file of ${filesystem}, a kernel pseudo-filesystem, not a file on a filesystem that holds data`,
+  TOO_LARGE: ({ size, limit }) => `${size} bytes, over the limit of ${limit} bytes (1 MiB)`,
+  PROC_UNAVAILABLE: () => '/proc is not mounted, and config files are only read through /proc/self/fd',
+  INVALID_PATH: () => 'not a valid file name',
+};
+
+// A program config or .worker file that could not be read as one: `code` says why (NOT_FOUND,
+// ACCESS_DENIED, IS_DIRECTORY, NOT_REGULAR_FILE, PSEUDO_FILESYSTEM with `filesystem`, TOO_LARGE
+// with `size` and `limit`, SYMLINK_LOOP, NOT_DIRECTORY, PROC_UNAVAILABLE, IO_ERROR). Nothing of it
+// was parsed. Names the file as given, never where a link led.
+class UnreadableConfigError extends ConfigFileError {
+  constructor(code, file, details = {}) {
+    super({ file, line: 0, column: 0, keyPath: '', expected: 'a regular file on a filesystem that holds data, of at most 1 MiB' });
+    const reason = UNREADABLE_REASONS[code];
+    this.message = `${file}: cannot be read as a config file: ${reason ? reason(details)
+      : `I/O error${details.errno ? ` (errno ${details.errno})` : ''}`}`;
+    this.name = 'UnreadableConfigError';
+    this.code = reason ? code : 'IO_ERROR';
+    if (details.filesystem !== undefined) this.filesystem = details.filesystem;
+    if (code === 'TOO_LARGE') {
+      this.size = details.size;
+      this.limit = details.limit;
+    }
+    if (details.syscall !== undefined) this.syscall = details.syscall;
+  }
+}
+
 // Config discovery would not trust what it found: a directory holding more than one config name,
 // a config lying where a config above lets a sandbox write, or a config above that does not
 // parse. `reason` says which; `file` is the config (or directory) refused; `names` the candidate
@@ -224,6 +259,35 @@ class UntrustedConfigError extends SandboxConfigError {
     if (cause !== undefined) {
       Object.defineProperty(this, 'cause', { value: cause, writable: true, configurable: true });
     }
+  }
+}
+
+const PSEUDO_FILESYSTEM_REASONS = {
+  proc: 'it shows the host\'s processes, among them this one\'s environment (API keys included) and command line',
+  sysfs: 'it shows and sets the kernel\'s and the devices\' settings',
+  devtmpfs: 'it holds the host\'s devices',
+  devpts: 'it holds the host\'s terminals',
+};
+
+// A mount (or the root) whose source is on a kernel pseudo-filesystem (procfs, sysfs, the device
+// filesystem, ...): refused unless the mount says `allowPseudoFilesystem: true`, since nobody
+// means to hand a model the host process's environment. `path` is the path asked about, `target`
+// the mount's virtual path, `filesystem` its name ("proc", "sysfs", "devtmpfs", ...).
+class PseudoFilesystemError extends SandboxConfigError {
+  constructor(path, target, filesystem) {
+    const why = PSEUDO_FILESYSTEM_REASONS[filesystem] || 'its files are views of the kernel, not data';
+    super(`Mount disabled: the source mounted at ${target} is on ${filesystem}, a kernel pseudo-filesystem ` +
+      `(${why}); set allowPseudoFilesystem: true on that mount if you mean it: ${path}`);
+    this.name = 'PseudoFilesystemError';
+    this.code = 'PSEUDO_FILESYSTEM';
+    this.path = path;
+    this.target = target;
+    this.filesystem = filesystem;
+  }
+
+  toLLMMessage() {
+    return `Cannot access ${this.path}: the directory mounted at ${this.target} is a kernel pseudo-filesystem, ` +
+      'which this sandbox does not expose. Other paths still work; ask the user to check the sandbox configuration.';
   }
 }
 
@@ -353,7 +417,7 @@ module.exports = {
   SandboxError, NotFoundError, InvalidPathError, ReadOnlyError, PermissionEscalationError,
   SymlinkError, NotRegularFileError, IsDirectoryError, NotDirectoryError, FileTooLargeError,
   MountPointError, AccessDeniedError, MetadataError, SandboxConfigError, ConfigFileError, UntrustedConfigError,
-  OutsideSandboxError, OperationBlockedError, SuffixNotAllowedError, EditError,
+  UnreadableConfigError, PseudoFilesystemError, OutsideSandboxError, OperationBlockedError, SuffixNotAllowedError, EditError,
   AttachmentPolicyError, WorkerSandboxError, ExecEnforcementError, ExecError,
   UnsupportedPlatformError, isSandboxError,
 };

@@ -18,6 +18,8 @@ export const {
   SandboxConfigError,
   ConfigFileError,
   UntrustedConfigError,
+  UnreadableConfigError,
+  PseudoFilesystemError,
   OutsideSandboxError,
   OperationBlockedError,
   SuffixNotAllowedError,

@@ -7,7 +7,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { spawn, spawnSync, execFileSync } = require('child_process');
-const { createMountSandbox, isSandboxError, NotRegularFileError } = require('../lib');
+const { createMountSandbox, isSandboxError, NotRegularFileError, FileTooLargeError } = require('../lib');
 const { RESOLVERS, makeTempDir, makeTempLayout, removeDir, snapshotTree, write } = require('./helpers');
 
 const LIB = JSON.stringify(path.join(__dirname, '..', 'lib'));
@@ -105,6 +105,56 @@ describe.each(RESOLVERS)('FIFOs are refused without being opened (%s resolver)',
     } finally {
       removeDir(base);
     }
+  });
+});
+
+// Issue 19, point 4: a file under the byte limits whose text V8 cannot hold in one string. Every
+// path that hands text to JS refuses it with the same typed error, decided from the size on the
+// open descriptor before a byte is read (the file is sparse: reading it would cost 600 MiB).
+describe.each(RESOLVERS)('text over V8\'s string limit (%s resolver)', (resolver) => {
+  const { MAX_STRING_LENGTH } = require('buffer').constants;
+  const SIZE = 600 * 1024 * 1024;
+  let base;
+  let sandbox;
+  beforeEach(() => {
+    base = makeTempDir();
+    const root = path.join(base, 'root');
+    fs.mkdirSync(root);
+    for (const name of ['big.txt', 'big.json']) {
+      const fd = fs.openSync(path.join(root, name), 'w');
+      fs.ftruncateSync(fd, SIZE);
+      fs.closeSync(fd);
+    }
+    write(path.join(root, 'small.md'), '# small\n');
+    sandbox = createMountSandbox({ root, resolver, maxReadBytes: 700 * 1024 * 1024 });
+  });
+  afterEach(() => removeDir(base));
+
+  test('read, a ranged read and readAttachments all refuse it with FileTooLargeError, reading nothing', async () => {
+    expect(SIZE).toBeGreaterThan(MAX_STRING_LENGTH);
+    const peakBefore = process.resourceUsage().maxRSS;
+    const policy = { max_total_bytes: 2 * SIZE + 100 };
+    const attempts = [
+      ['/big.txt', () => sandbox.read('/big.txt')],
+      ['/big.txt', () => sandbox.read('/big.txt', { offset: 0 })],
+      ['/big.txt', () => sandbox.readAttachments(['/big.txt'], policy)],
+      ['/big.json', () => sandbox.readAttachments(['/small.md', '/big.json'], policy)],
+    ];
+    for (const [p, attempt] of attempts) {
+      const err = await attempt().then((value) => ({ value }), (e) => e);
+      expect(err).toBeInstanceOf(FileTooLargeError);
+      expect(isSandboxError(err)).toBe(true);
+      expect(err.code).toBe('TOO_LARGE');
+      expect(err.path).toBe(p);
+      expect(err.size).toBe(SIZE);
+      expect(err.limit).toBe(MAX_STRING_LENGTH);
+      expect(err.message).not.toContain(base);
+    }
+    // Judged from the size: nothing near 600 MiB was ever allocated.
+    expect((process.resourceUsage().maxRSS - peakBefore) / 1024).toBeLessThan(200);
+    // Text under the limit in the same call is unaffected.
+    const [small] = await sandbox.readAttachments(['/small.md']);
+    expect(small.text).toBe('# small\n');
   });
 });
 

@@ -16,10 +16,18 @@ const {
   NotFoundError,
   NotDirectoryError,
   SymlinkError,
+  SandboxConfigError,
+  ConfigFileError,
 } = require('../lib');
 const { RESOLVERS, outsideUntouchedEach, write } = require('./helpers');
 
 const SECRET = 'OUTSIDE-PRIVATE-KEY';
+
+// Issue 19, point 5: the filesystem /dev is on, when it is a mount of its own (devtmpfs, or the
+// tmpfs a container puts there), and a tmpfs that is not it.
+const devIsMount = fs.statSync('/dev').dev !== fs.statSync('/').dev;
+const shmIsOwnTmpfs = fs.existsSync('/dev/shm') && fs.statSync('/dev/shm').dev !== fs.statSync('/dev').dev;
+const SYSFS_DIR = ['/sys/kernel', '/sys/class', '/sys'].find((d) => fs.existsSync(d));
 
 describe.each(RESOLVERS)('planted sources and subtrees with the %s resolver', (resolver) => {
   let base;
@@ -281,6 +289,128 @@ describe.each(RESOLVERS)('planted sources and subtrees with the %s resolver', (r
       fs.symlinkSync(outside, path.join(base, 'zone-a'));
       expect(await child.read('/a/a.txt')).toBe('zone a');
       expect(await refusal(child.read('/a/id_rsa'))).toBeInstanceOf(NotFoundError);
+    });
+  });
+
+  // Issue 19, point 5. The operator chose the source, but nobody means to hand a model the Node
+  // process's environment (API keys) and command line: pseudo-filesystems are refused unless the
+  // mount says allowPseudoFilesystem.
+  describe('sources on pseudo-filesystems', () => {
+    function expectPseudo(err, { target, filesystem = 'proc', path: p }) {
+      expect(err.code).toBe('PSEUDO_FILESYSTEM');
+      expect(err).toBeInstanceOf(SandboxConfigError);
+      expect(err.constructor.name).toBe('PseudoFilesystemError');
+      expect(err.filesystem).toBe(filesystem);
+      expect(err.target).toBe(target);
+      expect(err.path).toBe(p ?? target);
+      expect(err.message).toContain(target);
+      expect(err.message).toContain('allowPseudoFilesystem');
+      for (const text of [err.message, err.toLLMMessage(), JSON.stringify(err)]) {
+        expect(text).not.toContain('/proc/self');
+        expect(text).not.toContain('PATH=');
+      }
+      expect(err.toLLMMessage()).toContain(p ?? target);
+      return err;
+    }
+
+    test('a mount of /proc/self is refused by default, naming the mount and the reason', async () => {
+      const sandbox = createMountSandbox({ root, resolver, mounts: [{ source: '/proc/self', target: '/host' }] });
+      expectPseudo(await refusal(sandbox.read('/host/environ')), { target: '/host', path: '/host/environ' });
+      expectPseudo(await refusal(sandbox.read('/host/cmdline', { offset: 0, length: 100 })), { target: '/host', path: '/host/cmdline' });
+      expectPseudo(await refusal(sandbox.readAttachments(['/host/environ'])), { target: '/host', path: '/host/environ' });
+      expectPseudo(await refusal(sandbox.list('/host')), { target: '/host', path: '/host' });
+      // The rest of the sandbox works, and a glob over all of it skips the refused mount.
+      expect(await sandbox.read('/inside.txt')).toBe('inside');
+      expect(await sandbox.list('/')).toEqual(['host', 'inside.txt', 'secrets']);
+      expect((await sandbox.glob('/**/environ')).paths).toEqual([]);
+    });
+
+    test('a root on procfs is refused, and so is a source reached through a link to /proc/self', async () => {
+      const rooted = createMountSandbox({ root: '/proc/self', resolver });
+      expectPseudo(await refusal(rooted.read('/environ')), { target: '/', path: '/environ' });
+      fs.symlinkSync('/proc/self', path.join(base, 'innocent'));
+      const linked = createMountSandbox({ root, resolver, mounts: [{ source: path.join(base, 'innocent'), target: '/data' }] });
+      expectPseudo(await refusal(linked.read('/data/environ')), { target: '/data', path: '/data/environ' });
+    });
+
+    (SYSFS_DIR ? test : test.skip)('a source on sysfs is refused', async () => {
+      const sandbox = createMountSandbox({ root, resolver, mounts: [{ source: SYSFS_DIR, target: '/sys' }] });
+      expectPseudo(await refusal(sandbox.list('/sys')), { target: '/sys', filesystem: 'sysfs' });
+    });
+
+    (devIsMount ? test : test.skip)('a source on the device filesystem (/dev) is refused', async () => {
+      const sandbox = createMountSandbox({ root, resolver, mounts: [{ source: '/dev', target: '/devices' }] });
+      expectPseudo(await refusal(sandbox.list('/devices')), { target: '/devices', filesystem: 'devtmpfs' });
+    });
+
+    (shmIsOwnTmpfs ? test : test.skip)('a tmpfs that is not /dev (here /dev/shm) is a real filesystem', async () => {
+      const dir = fs.mkdtempSync('/dev/shm/msb-test-');
+      try {
+        write(path.join(dir, 'a.txt'), 'in shm');
+        const sandbox = createMountSandbox({ root, resolver, mounts: [{ source: dir, target: '/shm' }] });
+        expect(await sandbox.read('/shm/a.txt')).toBe('in shm');
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    test('createMountSandboxAsync rejects naming the mount, and exec refuses before running anything', async () => {
+      const config = { root, resolver, mounts: [{ source: '/proc/self', target: '/host' }] };
+      expectPseudo(await refusal(createMountSandboxAsync(config)), { target: '/host' });
+      const sandbox = createMountSandbox(config);
+      const marker = path.join(root, 'ran.txt');
+      expectPseudo(await refusal(sandbox.exec(['sh', '-c', `echo ran > ${JSON.stringify(marker)}`])), { target: '/host' });
+      expect(fs.existsSync(marker)).toBe(false);
+    });
+
+    test('allowPseudoFilesystem: true opts a mount in (and at the top, the root); others stay refused', async () => {
+      const sandbox = createMountSandbox({
+        root,
+        resolver,
+        mounts: [
+          { source: '/proc/self', target: '/host', readonly: true, allowPseudoFilesystem: true },
+          { source: '/proc/self', target: '/other', readonly: true },
+        ],
+      });
+      expect(await sandbox.read('/host/environ')).toContain('PATH=');
+      expectPseudo(await refusal(sandbox.read('/other/environ')), { target: '/other', path: '/other/environ' });
+      const rooted = createMountSandbox({ root: '/proc/self', readonly: true, allowPseudoFilesystem: true, resolver });
+      expect(await rooted.read('/environ')).toContain('PATH=');
+      expect(() => createMountSandbox({ root, mounts: [{ source: '/proc/self', target: '/h', allowPseudoFilesystem: 'yes' }] }))
+        .toThrow(SandboxConfigError);
+    });
+
+    test('a program config is held to the same rule, and can say allowPseudoFilesystem', async () => {
+      const file = path.join(base, 'golem-forge.config.yaml');
+      const text = (extra) => [
+        'sandbox:',
+        '  root: root',
+        '  mounts:',
+        '    - source: /proc/self',
+        '      target: /host',
+        '      readonly: true',
+        ...extra,
+        '',
+      ].join('\n');
+      expectPseudo(await refusal(createSandboxFromConfig(parseProgramConfig(text([]), { file }))), { target: '/host' });
+      const allowed = await createSandboxFromConfig(parseProgramConfig(text(['      allowPseudoFilesystem: true']), { file }));
+      expect(await allowed.read('/host/environ')).toContain('PATH=');
+      const bad = (() => {
+        try {
+          return parseProgramConfig(text(['      allowPseudoFilesystem: sure']), { file });
+        } catch (e) {
+          return e;
+        }
+      })();
+      expect(bad).toBeInstanceOf(ConfigFileError);
+      expect(bad.keyPath).toBe('sandbox.mounts[0].allowPseudoFilesystem');
+      // The zone form, and the root of the mount form.
+      const zones = 'sandbox:\n  mode: direct\n  zones:\n    host: { path: /proc/self, mode: ro, allowPseudoFilesystem: true }\n';
+      const zoned = await createSandboxFromConfig(parseProgramConfig(zones, { file }));
+      expect(await zoned.read('/host/environ')).toContain('PATH=');
+      const rootText = 'sandbox:\n  root: /proc/self\n  readonly: true\n  allowPseudoFilesystem: true\n';
+      const rooted = await createSandboxFromConfig(parseProgramConfig(rootText, { file }));
+      expect(await rooted.read('/environ')).toContain('PATH=');
     });
   });
 });

@@ -72,7 +72,7 @@ function runtimeDefaults() {
   const saved = process.env.MOUNT_SANDBOX_RESOLVER;
   delete process.env.MOUNT_SANDBOX_RESOLVER; // `npm test` runs one pass with it set
   try {
-    const config = normalizeConfig({ root: '/x' });
+    const config = normalizeConfig({ root: '/x', mounts: [{ source: '/y', target: '/y' }] });
     return {
       ExecOptions: {
         cwd: exec.cwd,
@@ -84,8 +84,10 @@ function runtimeDefaults() {
         workspace: exec.workspace,
       },
       ExecLimits: { processes: exec.limits.processes },
+      Mount: { allowPseudoFilesystem: config.mounts[0].allowPseudoFilesystem },
       MountSandboxConfig: {
         readonly: config.readonly,
+        allowPseudoFilesystem: config.allowPseudoFilesystem,
         maxReadBytes: config.maxReadBytes,
         resolver: config.resolver,
         maxDepth: config.maxDepth,

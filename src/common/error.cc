@@ -39,6 +39,7 @@ std::string_view errc_name(Errc code) noexcept {
     case Errc::proc_unavailable: return "PROC_UNAVAILABLE";
     case Errc::changed_underneath: return "CHANGED_UNDERNEATH";
     case Errc::metadata_not_kept: return "METADATA_NOT_KEPT";
+    case Errc::pseudo_filesystem: return "PSEUDO_FILESYSTEM";
   }
   return "IO_ERROR";
 }
@@ -108,6 +109,7 @@ std::string_view sysop_name(SysOp op) noexcept {
     case SysOp::fremovexattr: return "fremovexattr";
     case SysOp::listxattrat: return "listxattrat";
     case SysOp::getxattrat: return "getxattrat";
+    case SysOp::fstatfs: return "fstatfs";
   }
   return "";
 }
@@ -128,6 +130,12 @@ Error too_large(std::uint64_t size, std::uint64_t limit) noexcept {
   Error e{Errc::too_large};
   e.size = size;
   e.limit = limit;
+  return e;
+}
+
+Error pseudo_filesystem(const char* filesystem) noexcept {
+  Error e{Errc::pseudo_filesystem};
+  e.filesystem = filesystem;
   return e;
 }
 

@@ -45,6 +45,7 @@ enum class Errc : std::uint8_t {
   proc_unavailable,       // /proc is not mounted: a checked file cannot be reopened safely
   changed_underneath,     // exec launcher: a path names another inode than the sandbox pinned
   metadata_not_kept,      // a replacement could not keep an ACL or extended attribute it must
+  pseudo_filesystem,      // a source or config file on procfs, sysfs, the device filesystem, ...
 };
 
 std::string_view errc_name(Errc code) noexcept;
@@ -100,6 +101,7 @@ enum class SysOp : std::uint8_t {
   fremovexattr,
   listxattrat,
   getxattrat,
+  fstatfs,
 };
 
 // The call's own name ("renameat2"), "" for SysOp::none.
@@ -115,6 +117,9 @@ struct Error {
   std::size_t index = kNoIndex;
   static constexpr std::size_t kNoIndex = static_cast<std::size_t>(-1);
   SysOp op = SysOp::none;  // the call that failed, where sys_errno comes from one
+  // pseudo_filesystem: which one, a name from a closed set of literals ("proc", "sysfs",
+  // "devtmpfs", ...; see pseudo_filesystem_name), never a path.
+  const char* filesystem = nullptr;
 };
 
 // Minimal expected<T, E>: std::expected needs C++23. The sandbox reports Error; the config
@@ -153,6 +158,9 @@ Error sys_failure(SysOp op, int err) noexcept;
 
 // too_large with the size found and the limit it exceeds.
 Error too_large(std::uint64_t size, std::uint64_t limit) noexcept;
+
+// pseudo_filesystem naming the filesystem (a string literal).
+Error pseudo_filesystem(const char* filesystem) noexcept;
 
 // `error` about the input at `index` (see Error::index).
 Error at_index(Error error, std::size_t index) noexcept;

@@ -15,12 +15,17 @@ namespace {
 // Checks are listed here once, so that the YAML and JSON forms of a config cannot drift apart.
 constexpr std::string_view kTopKeys = "sandbox, delegation, model, approval, workerPaths";
 constexpr std::string_view kMountFormKeys =
-    "root, readonly, mounts, approval, allowedSuffixes, deniedSuffixes, maxFileBytes, zones, mode";
+    "root, readonly, mounts, approval, allowedSuffixes, deniedSuffixes, maxFileBytes, "
+    "allowPseudoFilesystem, zones, mode";
 constexpr std::string_view kZoneFormKeys = "zones, mode, root, readonly";
 constexpr std::string_view kMountKeys =
-    "source, target, readonly, approval, allowedSuffixes, deniedSuffixes, maxFileBytes";
+    "source, target, readonly, approval, allowedSuffixes, deniedSuffixes, maxFileBytes, "
+    "allowPseudoFilesystem";
 constexpr std::string_view kZoneKeys =
-    "path, mode, approval, allowedSuffixes, deniedSuffixes, maxFileBytes";
+    "path, mode, approval, allowedSuffixes, deniedSuffixes, maxFileBytes, allowPseudoFilesystem";
+// Where a source may lie on procfs, sysfs, the device filesystem, ... (refused by default when
+// the sandbox pins it): on the root, each mount and each zone, beside their source.
+constexpr std::string_view kAllowPseudo = "allowPseudoFilesystem";
 
 // ---------------------------------------------------------------------------------------------
 // Mount sources and targets
@@ -111,6 +116,7 @@ Check read_mount_entry(const ConfigEntry& entry, const std::string& path, std::s
   if (entry.key == "source") return read_host_path(entry.value, child, dir, spec.source);
   if (entry.key == "target") return read_target(entry.value, child, spec.target);
   if (entry.key == "readonly") return read_bool(entry.value, child, spec.readonly);
+  if (entry.key == kAllowPseudo) return read_bool(entry.value, child, spec.allow_pseudo_filesystem);
   if (is_policy_key(entry.key)) return read_policy(entry, path, spec.approval, spec.policy);
   return unknown_key(entry, path, kMountKeys);
 }
@@ -160,6 +166,8 @@ Check read_mount_form(const ConfigNode& node, const std::string& path, std::stri
       e = read_host_path(entry.value, child, dir, out.root);
     } else if (entry.key == "readonly") {
       e = read_bool(entry.value, child, out.readonly);
+    } else if (entry.key == kAllowPseudo) {
+      e = read_bool(entry.value, child, out.allow_pseudo_filesystem);
     } else if (entry.key == "mounts") {
       e = read_mounts(entry.value, child, dir, out.mounts);
     } else if (is_policy_key(entry.key)) {
@@ -257,6 +265,8 @@ Check read_zone(const ConfigEntry& zone, const std::string& path, const ZoneForm
       std::size_t index = 0;
       e = read_choice(entry.value, child, {"ro", "rw"}, index);
       ro = index == 0;
+    } else if (entry.key == kAllowPseudo) {
+      e = read_bool(entry.value, child, spec.allow_pseudo_filesystem);
     } else if (is_policy_key(entry.key)) {
       e = read_policy(entry, path, spec.approval, spec.policy);
     } else {

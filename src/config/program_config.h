@@ -39,8 +39,9 @@ struct ProgramSandbox {
   // only lists the zones.
   std::string root;
   bool readonly = false;
-  ApprovalRule approval;  // for the root mount
-  FilePolicy policy;      // for the root mount
+  ApprovalRule approval;                 // for the root mount
+  FilePolicy policy;                     // for the root mount
+  bool allow_pseudo_filesystem = false;  // for the root mount: see MountSpec
   // Absolute sources; zones appear here as mounts at "/<name>", in the order written.
   std::vector<MountSpec> mounts;
   // For the zone form, parallel to `mounts`: which zone each mount is.

@@ -7,9 +7,10 @@
 
 namespace msb {
 
-std::shared_ptr<Anchor> Anchor::at_host_path(std::string host_path) {
+std::shared_ptr<Anchor> Anchor::at_host_path(std::string host_path, bool allow_pseudo_filesystem) {
   std::shared_ptr<Anchor> anchor(new Anchor());
   anchor->host_path_ = std::move(host_path);
+  anchor->allow_pseudo_filesystem_ = allow_pseudo_filesystem;
   return anchor;
 }
 

@@ -22,8 +22,10 @@ namespace msb {
 
 class Anchor {
  public:
-  // A configured source: an absolute host path, unsettled until pin_sources() runs.
-  static std::shared_ptr<Anchor> at_host_path(std::string host_path);
+  // A configured source: an absolute host path, unsettled until pin_sources() runs. Pinned only
+  // on a filesystem that holds data, unless `allow_pseudo_filesystem` (see pseudo_filesystem_of).
+  static std::shared_ptr<Anchor> at_host_path(std::string host_path,
+                                              bool allow_pseudo_filesystem = false);
   // A subtree of a settled anchor, as restrict() produces: resolved beneath the parent's
   // descriptor with no symlinks at all, and pinned now, so the child sees exactly the directory
   // that was there when it was made and can never climb back up.
@@ -41,6 +43,8 @@ class Anchor {
   // Identity of the pinned directory; valid once fd() has succeeded.
   FileId id() const noexcept { return id_; }
   const std::string& host_path() const noexcept { return host_path_; }
+  // Whether the operator allowed this source on procfs, sysfs, the device filesystem, ...
+  bool allows_pseudo_filesystem() const noexcept { return allow_pseudo_filesystem_; }
   // The configured source this anchor was cut from (itself when it is one). A restricted root
   // is only a subtree of that source, not a boundary of its own.
   const Anchor& origin() const noexcept { return parent_ ? parent_->origin() : *this; }
@@ -54,6 +58,7 @@ class Anchor {
   Anchor() = default;
 
   std::string host_path_;
+  bool allow_pseudo_filesystem_ = false;
   std::shared_ptr<Anchor> parent_;
   UniqueFd fd_;
   FileId id_;

@@ -55,7 +55,62 @@ ProcFdPath proc_fd_path(int fd) {
   return out;
 }
 
+// Filesystem magics (statfs f_type) of the kernel's pseudo-filesystems, spelt out rather than
+// taken from <linux/magic.h>, whose older versions lack some and which lacks others entirely.
+struct PseudoFilesystem {
+  unsigned long magic;
+  const char* name;
+};
+
+constexpr PseudoFilesystem kPseudoFilesystems[] = {
+    {0x9fa0, "proc"},         {0x62656572, "sysfs"},
+    {0x1cd1, "devpts"},       {0x64626720, "debugfs"},
+    {0x74726163, "tracefs"},  {0x73636673, "securityfs"},
+    {0x27e0eb, "cgroup"},     {0x63677270, "cgroup2"},
+    {0xcafe4a11, "bpf"},      {0x19800202, "mqueue"},
+    {0x62656570, "configfs"}, {0xde5e81e4, "efivarfs"},
+    {0x6165676c, "pstore"},   {0x42494e4d, "binfmt_misc"},
+    {0x65735543, "fusectl"},  {0xf97cff8c, "selinuxfs"},
+    {0x43415d53, "smackfs"},  {0x5a3c69f0, "apparmorfs"},
+    {0x6e736673, "nsfs"},     {0x9fa2, "usbfs"},
+    {0x9fa1, "openpromfs"},   {0x7655821, "resctrl"},
+    {0x6c6f6f70, "binder"},   {0x50495045, "pipefs"},
+    {0x534f434b, "sockfs"},   {0x09041934, "anon_inodefs"},
+};
+
+constexpr unsigned long kTmpfsMagic = 0x01021994;
+
+// Whether `dev` is the filesystem mounted at /dev: a mount of its own (not a directory of "/")
+// with tmpfs's magic, as devtmpfs and a container's /dev tmpfs both report.
+bool is_device_filesystem(dev_t dev) {
+  struct stat root;
+  struct stat devdir;
+  struct statfs devfs;
+  if (::stat("/", &root) != 0) return false;
+  UniqueFd fd(::open("/dev", O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!fd.valid() || ::fstat(fd.get(), &devdir) != 0 || ::fstatfs(fd.get(), &devfs) != 0) {
+    return false;
+  }
+  return devdir.st_dev != root.st_dev && static_cast<unsigned long>(devfs.f_type) == kTmpfsMagic &&
+         devdir.st_dev == dev;
+}
+
 }  // namespace
+
+Result<const char*> pseudo_filesystem_of(int fd) {
+  struct statfs fsinfo;
+  while (::fstatfs(fd, &fsinfo) != 0) {
+    if (errno != EINTR) return from_errno(SysOp::fstatfs, errno);
+  }
+  const auto magic = static_cast<unsigned long>(fsinfo.f_type);
+  for (const PseudoFilesystem& pseudo : kPseudoFilesystems) {
+    if (pseudo.magic == magic) return pseudo.name;
+  }
+  if (magic != kTmpfsMagic) return static_cast<const char*>(nullptr);
+  auto st = sys::stat_fd(fd);
+  if (!st) return st.error();
+  return is_device_filesystem(st.value().st_dev) ? "devtmpfs" : nullptr;
+}
 
 Result<ReadableFile> open_regular_file(int path_fd) {
   auto stat = sys::stat_fd(path_fd);

@@ -65,6 +65,17 @@ Result<FileInfo> stat_fd(int fd, bool cached_only = false);
 // for empty files (procfs-like files report 0) or files larger than `limit`.
 std::optional<Bytes> read_local_cached_file(int path_fd, std::uint64_t limit);
 
+// The pseudo-filesystem `fd` (any descriptor, O_PATH included) lies on: procfs, sysfs, the device
+// filesystem, devpts, debugfs, tracefs, securityfs, cgroup, bpf, mqueue, configfs, efivarfs,
+// pstore and their like, whose files are views of the kernel, its processes and devices rather
+// than data (/proc/self/environ is the process's environment, API keys included). Its name, a
+// string literal ("proc", "sysfs", "devtmpfs", ...), or nullptr for a filesystem that holds data.
+// Judged by fstatfs; the device filesystem, which reports tmpfs's magic, by being the
+// filesystem mounted at /dev (devtmpfs is one instance however often it is mounted, and a
+// container's /dev is the tmpfs its runtime fills with device nodes), so /dev/shm and every
+// other tmpfs still hold data.
+Result<const char*> pseudo_filesystem_of(int fd);
+
 // Directory entry names (without "." and ".."), unsorted.
 Result<std::vector<std::string>> read_dir_names(int dir_fd);
 

@@ -41,7 +41,9 @@ constexpr std::size_t kOpenWork = 4096;   // a directory opened, and closed when
 bool skippable(Errc code) {
   return code == Errc::not_found || code == Errc::not_directory || code == Errc::access_denied ||
          code == Errc::symlink_loop || code == Errc::symlink_escape ||
-         code == Errc::untrusted_source;  // a refused mount, as list() shows it: a name, no entries
+         code ==
+             Errc::untrusted_source ||  // a refused mount, as list() shows it: a name, no entries
+         code == Errc::pseudo_filesystem;
 }
 
 // A directory inside the one `dir_fd` holds, refused if it is (or has just become) a symlink.

@@ -42,12 +42,14 @@ Result<MountTable> MountTable::create(const RootSpec& root, const std::vector<Mo
     for (const Mount& other : table.mounts_) {
       if (other.target.parts == target.value().parts) return config_error(i);
     }
-    table.mounts_.push_back(Mount{target.value(), Anchor::at_host_path(spec.source), spec.readonly,
-                                  spec.approval, spec.policy});
+    table.mounts_.push_back(Mount{target.value(),
+                                  Anchor::at_host_path(spec.source, spec.allow_pseudo_filesystem),
+                                  spec.readonly, spec.approval, spec.policy});
   }
   if (!rootless) {
-    table.mounts_.push_back(Mount{VirtualPath{}, Anchor::at_host_path(root.source), root.readonly,
-                                  root.approval, root.policy});
+    table.mounts_.push_back(Mount{VirtualPath{},
+                                  Anchor::at_host_path(root.source, root.allow_pseudo_filesystem),
+                                  root.readonly, root.approval, root.policy});
   }
   table.sort_mounts();
   return table;

@@ -22,6 +22,8 @@ struct MountSpec {
   bool readonly = false;
   ApprovalRule approval;
   FilePolicy policy;
+  // Pin the source even on procfs, sysfs, the device filesystem, ... (refused by default).
+  bool allow_pseudo_filesystem = false;
 };
 
 struct Mount {
@@ -39,6 +41,7 @@ struct RootSpec {
   bool readonly = false;
   ApprovalRule approval;
   FilePolicy policy;
+  bool allow_pseudo_filesystem = false;  // as MountSpec's
 };
 
 // What a restrict() asks for beyond the subtree.

@@ -51,7 +51,14 @@ struct AttachmentPolicy {
   std::uint64_t max_total_bytes = 10'000'000;
   std::vector<std::string> allowed_suffixes;  // empty: any
   std::vector<std::string> denied_suffixes;
+  // Per path, parallel to the paths (missing entries: none): the largest file the caller can
+  // take there, such as a binding's longest text for the attachments it decodes. A larger file
+  // is too_large with this limit, judged on its descriptor like every other rule.
+  std::vector<std::uint64_t> size_caps;
 };
+
+// No cap of the caller's own on what a read returns (see Sandbox::read).
+inline constexpr std::uint64_t kNoCap = UINT64_MAX;
 
 struct GlobResult {
   std::vector<std::string> paths;  // virtual paths, sorted
@@ -81,10 +88,15 @@ class Sandbox {
   Status may_write(std::string_view path) const;
   Status may_delete(std::string_view path) const;
 
-  Result<Bytes> read(std::string_view path) const;
+  // `cap`: the most the caller can take (a binding's longest text): a larger file is too_large
+  // with `cap` as the limit, decided from its size before anything is read, like the sandbox's
+  // own limits.
+  Result<Bytes> read(std::string_view path, std::uint64_t cap = kNoCap) const;
   // Up to `length` bytes from `offset` (a read past the end returns fewer, possibly none). The
-  // policy's size limit applies to the file, max_read_bytes to `length`.
-  Result<Bytes> read_range(std::string_view path, std::uint64_t offset, std::uint64_t length) const;
+  // policy's size limit applies to the file, max_read_bytes to `length`; more than `cap` bytes
+  // to return is too_large with `cap` as the limit, before anything is read.
+  Result<Bytes> read_range(std::string_view path, std::uint64_t offset, std::uint64_t length,
+                           std::uint64_t cap = kNoCap) const;
   Status write(std::string_view path, const std::uint8_t* data, std::size_t size) const;
   Status remove(std::string_view path) const;
   Result<bool> exists(std::string_view path) const;

@@ -88,7 +88,7 @@ std::optional<Result<bool>> Sandbox::exists_now(std::string_view text) const {
   return Result<bool>(table_.holds_mount_point(target.value().path));
 }
 
-Result<Bytes> Sandbox::read(std::string_view text) const {
+Result<Bytes> Sandbox::read(std::string_view text, std::uint64_t cap) const {
   auto target = locate(text);
   if (!target) return target.error();
   const Target& t = target.value();
@@ -97,7 +97,7 @@ Result<Bytes> Sandbox::read(std::string_view text) const {
   }
   auto file = open_file_for_reading(t);
   if (!file) return file.error();
-  return read_regular_file(file.value().fd.get(), read_limit(t));
+  return read_regular_file(file.value().fd.get(), std::min(read_limit(t), cap));
 }
 
 Result<bool> Sandbox::exists(std::string_view text) const {
@@ -153,8 +153,8 @@ Result<std::vector<std::string>> Sandbox::list(std::string_view text) const {
   return names;
 }
 
-Result<Bytes> Sandbox::read_range(std::string_view text, std::uint64_t offset,
-                                  std::uint64_t length) const {
+Result<Bytes> Sandbox::read_range(std::string_view text, std::uint64_t offset, std::uint64_t length,
+                                  std::uint64_t cap) const {
   auto target = locate(text);
   if (!target) return target.error();
   const Target& t = target.value();
@@ -168,6 +168,7 @@ Result<Bytes> Sandbox::read_range(std::string_view text, std::uint64_t offset,
   if (auto st = check_read_rules(t, size); !st) return st.error();
   const std::uint64_t want =
       offset >= size ? 0 : std::min({length, max_read_bytes_, size - offset});
+  if (want > cap) return too_large(want, cap);
   return read_at(file.value().fd.get(), offset, static_cast<std::size_t>(want));
 }
 
@@ -210,6 +211,9 @@ Result<std::vector<Bytes>> Sandbox::read_attachments(const std::vector<std::stri
       return e;
     }
     if (size > max_read_bytes_) return at_index(too_large(size, max_read_bytes_), i);
+    if (i < policy.size_caps.size() && size > policy.size_caps[i]) {
+      return at_index(too_large(size, policy.size_caps[i]), i);
+    }
     files.push_back(std::move(file.value()));
   }
   std::vector<Bytes> out;

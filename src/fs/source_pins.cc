@@ -151,6 +151,16 @@ bool reached_through_untrusted_link(const Walked& walked, const std::vector<File
   });
 }
 
+// A source on procfs, sysfs, the device filesystem, ... is refused unless its mount allows it:
+// the operator named it, but nobody means to show a model the host process's environment.
+Status holds_data(const Anchor& anchor, int fd) {
+  if (anchor.allows_pseudo_filesystem()) return ok_status();
+  auto pseudo = pseudo_filesystem_of(fd);
+  if (!pseudo) return pseudo.error();
+  if (pseudo.value() != nullptr) return pseudo_filesystem(pseudo.value());
+  return ok_status();
+}
+
 }  // namespace
 
 void pin_sources(const std::vector<SourceToPin>& sources, bool create) {
@@ -169,6 +179,8 @@ void pin_sources(const std::vector<SourceToPin>& sources, bool create) {
       sources[i].anchor->refuse(outcome.error());
     } else if (reached_through_untrusted_link(outcome.value(), untrusted)) {
       sources[i].anchor->refuse(Error{Errc::untrusted_source});
+    } else if (Status real = holds_data(*sources[i].anchor, outcome.value().fd.get()); !real) {
+      sources[i].anchor->refuse(real.error());
     } else {
       sources[i].anchor->pin(std::move(outcome.value().fd), outcome.value().id);
     }

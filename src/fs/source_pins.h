@@ -5,7 +5,9 @@
 // model, or a command confined to the sandbox, can create entries there, so a symlink met there
 // would let it choose what a mount pins. Such a source is refused (untrusted_source), whatever
 // the link points at. "Inside" is judged on the directories the walk really passes through, not
-// on spellings, so an alias of a writable source is seen through.
+// on spellings, so an alias of a writable source is seen through. A source on a
+// pseudo-filesystem (procfs, sysfs, the device filesystem, ...: fd_io.h's pseudo_filesystem_of)
+// is refused with pseudo_filesystem unless its anchor allows it.
 #pragma once
 
 #include <vector>
@@ -20,8 +22,9 @@ struct SourceToPin {
 };
 
 // Settles every anchor: pinned, or refused with the reason (not_found for a source that does
-// not exist, which stays refused). With `create_missing`, missing directories are created
-// first (mkdir -p, createMountSandboxAsync), never through a symlink inside a writable source.
+// not exist, which stays refused; pseudo_filesystem for one on procfs and its like). With
+// `create_missing`, missing directories are created first (mkdir -p, createMountSandboxAsync),
+// never through a symlink inside a writable source.
 void pin_sources(const std::vector<SourceToPin>& sources, bool create_missing);
 
 }  // namespace msb

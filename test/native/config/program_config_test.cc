@@ -112,6 +112,32 @@ TEST(ProgramConfig, Defaults) {
   EXPECT_EQ(config_ok("sandbox: {root: ../../../..}\n").sandbox->root, "/");
 }
 
+TEST(ProgramConfig, AllowPseudoFilesystemOnTheRootEachMountAndEachZone) {
+  const ProgramConfig plain = config_ok("sandbox:\n  mounts: [{source: /proc/self, target: /p}]\n");
+  EXPECT_FALSE(plain.sandbox->allow_pseudo_filesystem);
+  EXPECT_FALSE(plain.sandbox->mounts[0].allow_pseudo_filesystem);
+  const ProgramConfig mounts = config_ok(
+      "sandbox:\n  root: /proc/self\n  allowPseudoFilesystem: true\n  mounts:\n"
+      "    - {source: /sys, target: /s, allowPseudoFilesystem: true}\n"
+      "    - {source: /dev, target: /d, allowPseudoFilesystem: false}\n");
+  EXPECT_TRUE(mounts.sandbox->allow_pseudo_filesystem);
+  EXPECT_TRUE(mounts.sandbox->mounts[0].allow_pseudo_filesystem);
+  EXPECT_FALSE(mounts.sandbox->mounts[1].allow_pseudo_filesystem);
+  const ProgramConfig zones = config_ok(
+      "{\"sandbox\": {\"mode\": \"direct\", \"zones\": {\"p\": {\"path\": \"/proc/self\", "
+      "\"allowPseudoFilesystem\": true}, \"q\": {}}}}",
+      ConfigFormat::json);
+  EXPECT_TRUE(zones.sandbox->mounts[0].allow_pseudo_filesystem);
+  EXPECT_FALSE(zones.sandbox->mounts[1].allow_pseudo_filesystem);
+  const ConfigError bad = config_error(
+      "sandbox:\n  mounts:\n    - {source: a, target: /a, allowPseudoFilesystem: 1}\n");
+  EXPECT_EQ(bad.key_path, "sandbox.mounts[0].allowPseudoFilesystem");
+  EXPECT_EQ(bad.expected, "a boolean");
+  // Not on the zone form's top level: it belongs beside a source.
+  EXPECT_EQ(config_error("sandbox:\n  zones: {a: {}}\n  allowPseudoFilesystem: true\n").key_path,
+            "sandbox.allowPseudoFilesystem");
+}
+
 TEST(ProgramConfig, NoSandboxSectionMeansNoFileAccess) {
   for (std::string_view text : {"", "# nothing yet\n", "\n  \n", "~\n", "model: m\n"}) {
     const ProgramConfig c = config_ok(text);
@@ -342,12 +368,12 @@ const ErrorCase kErrorCases[] = {
      "a known key (allowed: ..."},
     {"unknown_sandbox_key", Y, "sandbox:\n  readOnly: true\n", "sandbox.readOnly", 2, 3,
      "a known key (allowed: root, readonly, mounts, approval, allowedSuffixes, deniedSuffixes, "
-     "maxFileBytes, zones, mode)"},
+     "maxFileBytes, allowPseudoFilesystem, zones, mode)"},
     {"unknown_mount_key", Y,
      "sandbox:\n  mounts:\n    - source: a\n      target: /a\n      readOnly: true\n",
      "sandbox.mounts[0].readOnly", 5, 7,
      "a known key (allowed: source, target, readonly, approval, allowedSuffixes, "
-     "deniedSuffixes, maxFileBytes)"},
+     "deniedSuffixes, maxFileBytes, allowPseudoFilesystem)"},
     {"unknown_approval_key", Y, "sandbox:\n  approval:\n    write: ask\n    remove: blocked\n",
      "sandbox.approval.remove", 4, 5, "a known key (allowed: write, delete)"},
     {"unknown_top_approval_key", Y, "approval:\n  mode: interactive\n  write: ask\n",
@@ -355,7 +381,7 @@ const ErrorCase kErrorCases[] = {
     {"unknown_zone_key", Y, "sandbox:\n  zones:\n    data:\n      path: d\n      readonly: true\n",
      "sandbox.zones.data.readonly", 5, 7,
      "a known key (allowed: path, mode, approval, allowedSuffixes, deniedSuffixes, "
-     "maxFileBytes)"},
+     "maxFileBytes, allowPseudoFilesystem)"},
     {"unknown_delegation_key", J, "{\"delegation\": {\"maxDepth\": 2, \"depth\": 3}}",
      "delegation.depth", 1, 32, "a known key (allowed: maxDepth)"},
     {"mode_without_zones", Y, "sandbox:\n  mode: direct\n  mounts: []\n", "sandbox.mode", 2, 3,

@@ -192,8 +192,57 @@ TEST_P(SandboxTest, ReadLimitIsConfigurable) {
   EXPECT_EQ(code_of(child.value()->read("/eleven.txt")), Errc::too_large);
 }
 
+TEST_P(SandboxTest, ACallersCapIsJudgedFromTheSizeBeforeReading) {
+  // A binding's longest text: a file over it is too_large with the cap as the limit, as the
+  // sandbox's own limits are, before anything is allocated (the sparse file is never read).
+  constexpr std::uint64_t kSize = 64ull << 20;
+  {
+    int fd = ::open((root_ / "big.txt").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    ASSERT_GE(fd, 0) << std::strerror(errno);
+    ASSERT_EQ(::ftruncate(fd, static_cast<off_t>(kSize)), 0);
+    ::close(fd);
+  }
+  write_host(root_ / "small.txt", "0123456789");
+  auto sb = make();
+  ASSERT_TRUE(sb);
+  auto whole = sb->read("/big.txt", 1000);
+  ASSERT_EQ(code_of(whole), Errc::too_large);
+  EXPECT_EQ(whole.error().size, kSize);
+  EXPECT_EQ(whole.error().limit, 1000u);
+  auto range = sb->read_range("/big.txt", 10, kSize, 1000);
+  ASSERT_EQ(code_of(range), Errc::too_large);
+  EXPECT_EQ(range.error().size, kSize - 10);
+  EXPECT_EQ(range.error().limit, 1000u);
+  // Within the cap, or a range that fits it, is read as ever; the smaller limit is reported.
+  EXPECT_EQ(code_of(sb->read_range("/big.txt", 0, 1000, 1000)), Errc::ok);
+  EXPECT_EQ(msb_test::to_string(sb->read("/small.txt", 10).value()), "0123456789");
+  auto over = sb->read("/small.txt", 9);
+  ASSERT_EQ(code_of(over), Errc::too_large);
+  EXPECT_EQ(over.error().limit, 9u);
+}
+
 // ---------------------------------------------------------------------------------------------
 // read_attachments
+
+TEST_P(FileOpsTest, AttachmentSizeCapsApplyPerPath) {
+  write_host(root_ / "a.txt", "AAAA");
+  write_host(root_ / "b.bin", "BBBBBBBB");
+  auto sb = make(with_mounts());
+  ASSERT_TRUE(sb);
+  AttachmentPolicy policy;
+  policy.size_caps = {4, kNoCap};
+  auto ok = sb->read_attachments({"/a.txt", "/b.bin"}, policy);
+  ASSERT_TRUE(ok.ok()) << msb::errc_name(code_of(ok));
+  policy.size_caps = {kNoCap, 4};
+  auto capped = sb->read_attachments({"/a.txt", "/b.bin"}, policy);
+  ASSERT_EQ(code_of(capped), Errc::too_large);
+  EXPECT_EQ(capped.error().index, 1u);
+  EXPECT_EQ(capped.error().size, 8u);
+  EXPECT_EQ(capped.error().limit, 4u);
+  // Paths past the caps given have none.
+  policy.size_caps = {4};
+  EXPECT_EQ(code_of(sb->read_attachments({"/a.txt", "/b.bin"}, policy)), Errc::ok);
+}
 
 TEST_P(FileOpsTest, AttachmentsAreReadInOrder) {
   write_host(root_ / "a.png", "AAAA");

@@ -1,6 +1,8 @@
 // The mount sources (sandbox_sources.cc and their pinning): created on request, settled by the
 // first operation, never trusted through a link inside a writable source.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <string>
 
@@ -79,6 +81,94 @@ TEST_P(SandboxTest, CreateSourcesNeverCreatesThroughALinkInAWritableSource) {
   EXPECT_EQ(code_of(sb->create_sources()), Errc::untrusted_source);
   EXPECT_FALSE(host_entry_exists(outside_ / "sub"));
   EXPECT_EQ(code_of(sb->list("/sub")), Errc::untrusted_source);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sources on pseudo-filesystems: refused unless the mount allows them
+
+MountSpec pseudo_mount(const std::string& source, const std::string& target, bool allow) {
+  MountSpec m = msb_test::mount_spec(source, target, true);
+  m.allow_pseudo_filesystem = allow;
+  return m;
+}
+
+TEST_P(SandboxTest, SourcesOnProcfsAreRefusedUnlessAllowed) {
+  auto o = options();
+  o.mounts.push_back(pseudo_mount("/proc/self", "/host", false));
+  o.mounts.push_back(pseudo_mount("/proc/self", "/allowed", true));
+  auto sb = make(o);
+  ASSERT_TRUE(sb);
+  auto refused = sb->read("/host/environ");
+  ASSERT_EQ(code_of(refused), Errc::pseudo_filesystem);
+  ASSERT_NE(refused.error().filesystem, nullptr);
+  EXPECT_STREQ(refused.error().filesystem, "proc");
+  EXPECT_EQ(code_of(sb->list("/host")), Errc::pseudo_filesystem);
+  EXPECT_EQ(code_of(sb->read("/allowed/environ")), Errc::ok);
+  // The rest of the sandbox is unaffected; exec refuses the sandbox naming the mount.
+  EXPECT_EQ(code_of(put(*sb, "/a.txt", "a")), Errc::ok);
+  auto paths = sb->exec_paths();
+  ASSERT_EQ(code_of(paths), Errc::pseudo_filesystem);
+  EXPECT_EQ(sb->table().mounts()[paths.error().index].target.str(), "/host");
+}
+
+TEST_P(SandboxTest, ARootOnProcfsAndALinkToItAreRefused) {
+  auto o = options();
+  o.root.source = "/proc/self";
+  auto rooted = make(o);
+  ASSERT_TRUE(rooted);
+  EXPECT_EQ(code_of(rooted->read("/status")), Errc::pseudo_filesystem);
+  make_symlink("/proc/self", tmp_.path() / "innocent");
+  auto linked_options = options();
+  linked_options.mounts.push_back(pseudo_mount((tmp_.path() / "innocent").string(), "/i", false));
+  auto linked = make(linked_options);
+  ASSERT_TRUE(linked);
+  EXPECT_EQ(code_of(linked->create_sources()), Errc::pseudo_filesystem);
+  o.root.allow_pseudo_filesystem = true;
+  auto allowed = make(o);
+  ASSERT_TRUE(allowed);
+  EXPECT_EQ(code_of(allowed->read("/status")), Errc::ok);
+}
+
+TEST_P(SandboxTest, SysfsAndTheDeviceFilesystemAreRefused) {
+  auto o = options();
+  o.mounts.push_back(pseudo_mount("/sys", "/sys", false));
+  o.mounts.push_back(pseudo_mount("/dev", "/dev", false));
+  auto sb = make(o);
+  ASSERT_TRUE(sb);
+  auto sys = sb->list("/sys");
+  ASSERT_EQ(code_of(sys), Errc::pseudo_filesystem);
+  EXPECT_STREQ(sys.error().filesystem, "sysfs");
+  struct stat dev;
+  struct stat root;
+  ASSERT_EQ(::stat("/dev", &dev), 0);
+  ASSERT_EQ(::stat("/", &root), 0);
+  if (dev.st_dev == root.st_dev) GTEST_SKIP() << "/dev is not a filesystem of its own here";
+  auto devices = sb->list("/dev");
+  ASSERT_EQ(code_of(devices), Errc::pseudo_filesystem);
+  EXPECT_STREQ(devices.error().filesystem, "devtmpfs");
+}
+
+TEST(PseudoFilesystem, NamesWhatIsNotDataAndNothingElse) {
+  TempDir tmp;
+  auto check = [](const char* path) -> const char* {
+    UniqueFd fd(::open(path, O_PATH | O_CLOEXEC));
+    EXPECT_TRUE(fd.valid()) << path;
+    auto kind = pseudo_filesystem_of(fd.get());
+    EXPECT_TRUE(kind.ok()) << path;
+    return kind.ok() ? kind.value() : "<error>";
+  };
+  EXPECT_STREQ(check("/proc/self/status"), "proc");
+  EXPECT_STREQ(check("/proc"), "proc");
+  EXPECT_STREQ(check("/sys"), "sysfs");
+  EXPECT_EQ(check(tmp.path().c_str()), nullptr);
+  EXPECT_EQ(check("/"), nullptr);
+  // A tmpfs that is not /dev holds data.
+  struct stat shm;
+  struct stat dev;
+  if (::stat("/dev/shm", &shm) == 0 && ::stat("/dev", &dev) == 0 && shm.st_dev != dev.st_dev) {
+    EXPECT_EQ(check("/dev/shm"), nullptr);
+  }
+  EXPECT_EQ(code_of(pseudo_filesystem_of(-1)), Errc::io_error);
 }
 
 }  // namespace
