@@ -21,6 +21,7 @@ export const {
   OperationBlockedError,
   SuffixNotAllowedError,
   EditError,
+  ConflictError,
   AttachmentPolicyError,
   WorkerSandboxError,
   ExecEnforcementError,

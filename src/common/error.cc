@@ -38,6 +38,7 @@ std::string_view errc_name(Errc code) noexcept {
     case Errc::untrusted_source: return "UNTRUSTED_SOURCE";
     case Errc::proc_unavailable: return "PROC_UNAVAILABLE";
     case Errc::changed_underneath: return "CHANGED_UNDERNEATH";
+    case Errc::conflict: return "CONFLICT";
   }
   return "IO_ERROR";
 }

@@ -44,6 +44,7 @@ enum class Errc : std::uint8_t {
   untrusted_source,       // a mount source is reached through a symlink inside a writable source
   proc_unavailable,       // /proc is not mounted: a checked file cannot be reopened safely
   changed_underneath,     // exec launcher: a path names another inode than the sandbox pinned
+  conflict,  // write/edit: the file changed since it was read or since the given version
 };
 
 std::string_view errc_name(Errc code) noexcept;
