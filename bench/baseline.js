@@ -133,6 +133,17 @@ class BaselineSandbox {
     await fs.unlink(this.writableTarget(p));
   }
 
+  // golem-forge's edit tool: read the file, require exactly one occurrence, write it back.
+  async edit(p, oldText, newText) {
+    const real = this.writableTarget(p);
+    const content = await fs.readFile(real, 'utf-8');
+    const at = content.indexOf(oldText);
+    if (at < 0 || content.indexOf(oldText, at + 1) >= 0) {
+      throw new BaselineSandboxError('NO_MATCH', `The text to replace must occur exactly once in ${p}`, p);
+    }
+    await fs.writeFile(real, content.slice(0, at) + newText + content.slice(at + oldText.length), 'utf-8');
+  }
+
   async exists(p) {
     const real = this.resolve(p);
     try {

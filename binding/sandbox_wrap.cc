@@ -8,13 +8,24 @@
 #include "fs/glob_walk.h"
 #include "operation.h"
 #include "rules.h"
+#include "turn_operation.h"
 
 namespace msb_binding {
 namespace {
 
 struct AddonData {
   Napi::FunctionReference constructor;
+  std::shared_ptr<TurnMailbox> turns;  // writes and edits waiting for their turn on a file
 };
+
+const std::shared_ptr<TurnMailbox>& turns_of(Napi::Env env) {
+  return env.GetInstanceData<AddonData>()->turns;
+}
+
+// The ifVersion argument at `index`: a version token from stat(), or "" for none.
+std::string version_arg(const Napi::CallbackInfo& info, std::size_t index) {
+  return info[index].IsString() ? info[index].As<Napi::String>().Utf8Value() : std::string();
+}
 
 std::string string_arg(const Napi::CallbackInfo& info, std::size_t index) {
   return info[index].As<Napi::String>().Utf8Value();
@@ -104,6 +115,7 @@ Napi::Value to_info(Napi::Env env, msb::FileInfo& info) {
   out.Set("isFile", Napi::Boolean::New(env, info.is_file));
   out.Set("birthtimeMs", Napi::Number::New(env, info.birth_ms));
   out.Set("mtimeMs", Napi::Number::New(env, info.modified_ms));
+  out.Set("version", Napi::String::New(env, msb::version_token(info.version)));
   return out;
 }
 
@@ -151,7 +163,7 @@ Napi::Function SandboxWrap::Define(Napi::Env env) {
                       InstanceMethod<&SandboxWrap::Config>("config"),
                       InstanceMethod<&SandboxWrap::ExecPaths>("execPaths"),
                   });
-  auto* data = new AddonData{Napi::Persistent(ctor)};
+  auto* data = new AddonData{Napi::Persistent(ctor), TurnMailbox::Create(env)};
   env.SetInstanceData(data);
   return ctor;
 }
@@ -185,6 +197,7 @@ Napi::Value SandboxWrap::ReadBinary(const Napi::CallbackInfo& info) {
       Value(), make_error_, path, [core, path] { return core->read(path); }, to_buffer);
 }
 
+// write(path, content, ifVersion | undefined)
 Napi::Value SandboxWrap::Write(const Napi::CallbackInfo& info) {
   std::string path = string_arg(info, 0);
   auto core = core_;
@@ -197,13 +210,12 @@ Napi::Value SandboxWrap::Write(const Napi::CallbackInfo& info) {
     const auto* data = static_cast<const char*>(array.ArrayBuffer().Data()) + array.ByteOffset();
     bytes = std::make_shared<std::string>(data, array.ByteLength());
   }
-  return Operation<msb::Unit>::Start(
-      Value(), make_error_, path,
-      [core, path, bytes] {
-        return core->write(path, reinterpret_cast<const std::uint8_t*>(bytes->data()),
-                           bytes->size());
-      },
-      to_undefined);
+  return TurnOperation::Start(Value(), make_error_, turns_of(info.Env()), path,
+                              [core, path, bytes, version = version_arg(info, 2)] {
+                                return core->prepare_write(
+                                    path, reinterpret_cast<const std::uint8_t*>(bytes->data()),
+                                    bytes->size(), version);
+                              });
 }
 
 Napi::Value SandboxWrap::Delete(const Napi::CallbackInfo& info) {
@@ -329,17 +341,17 @@ Napi::Value SandboxWrap::ReadRange(const Napi::CallbackInfo& info) {
       binary ? to_buffer : to_text);
 }
 
+// edit(path, oldText, newText, ifVersion | undefined)
 Napi::Value SandboxWrap::Edit(const Napi::CallbackInfo& info) {
   std::string path = string_arg(info, 0);
   std::string old_text = string_arg(info, 1);
   std::string new_text = string_arg(info, 2);
   auto core = core_;
-  return Operation<msb::Unit>::Start(
-      Value(), make_error_, path,
-      [core, path, old_text = std::move(old_text), new_text = std::move(new_text)] {
-        return core->edit(path, old_text, new_text);
-      },
-      to_undefined);
+  return TurnOperation::Start(Value(), make_error_, turns_of(info.Env()), path,
+                              [core, path, old_text = std::move(old_text),
+                               new_text = std::move(new_text), version = version_arg(info, 3)] {
+                                return core->prepare_edit(path, old_text, new_text, version);
+                              });
 }
 
 // move(from, to, overwrite) and copy(from, to, overwrite): an error names the end it is about.

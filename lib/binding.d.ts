@@ -25,6 +25,7 @@ export interface NativeStat {
   birthtimeMs: number;
   mtimeMs: number;
   isDirectory: boolean;
+  version: string;
 }
 
 /** A host directory exec() must reach, pinned by device and inode where it exists. */
@@ -42,13 +43,14 @@ export declare class NativeSandbox {
   read(path: string): Promise<string>;
   readBinary(path: string): Promise<Uint8Array>;
   readRange(path: string, offset: number, length: number, binary: boolean): Promise<string & Uint8Array>;
-  write(path: string, content: string | Uint8Array): Promise<void>;
+  /** `ifVersion`: a version token from stat(), or undefined for none. */
+  write(path: string, content: string | Uint8Array, ifVersion: string | undefined): Promise<void>;
   delete(path: string): Promise<void>;
   exists(path: string): Promise<boolean>;
   /** Entry names joined with NUL; "" for none. */
   list(path: string): Promise<string>;
   stat(path: string): Promise<NativeStat>;
-  edit(path: string, oldText: string, newText: string): Promise<void>;
+  edit(path: string, oldText: string, newText: string, ifVersion: string | undefined): Promise<void>;
   move(from: string, to: string, overwrite: boolean): Promise<void>;
   copy(from: string, to: string, overwrite: boolean): Promise<void>;
   mkdir(path: string): Promise<void>;

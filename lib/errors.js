@@ -98,6 +98,8 @@ function errorFor(code, path, details, context) {
     case 'NO_MATCH':
     case 'AMBIGUOUS_MATCH':
       return new classes.EditError(code, path, details.size);
+    case 'CONFLICT':
+      return new classes.ConflictError(path);
     case 'ZONE_NOT_FOUND':
       return new classes.WorkerSandboxError(code, 'A requested zone is not available in the parent sandbox');
     case 'DEPTH_EXCEEDED': {

@@ -18,6 +18,19 @@ export interface FileStat {
   createdAt: Date;
   modifiedAt: Date;
   isDirectory: boolean;
+  /**
+   * Opaque (16 hex digits): changes whenever the file is replaced or changed in place, and only
+   * then. Compare it for equality, or hand it to write, writeBinary or edit as `ifVersion`.
+   */
+  version: string;
+}
+
+export interface WriteOptions {
+  /**
+   * A version from stat(): the write (or edit) is made only if the file still has it, else it
+   * rejects with ConflictError and changes nothing. A file deleted since is a conflict too.
+   */
+  ifVersion?: string;
 }
 
 export interface ReadRange {
@@ -32,9 +45,9 @@ export interface FileOperations {
   read(path: string, range?: ReadRange): Promise<string>;
   readBinary(path: string, range?: ReadRange): Promise<Uint8Array>;
   /** Atomically replace the file (temp file + rename), creating parent directories. */
-  write(path: string, content: string): Promise<void>;
+  write(path: string, content: string, options?: WriteOptions): Promise<void>;
   /** Any ArrayBuffer view is accepted; one over a SharedArrayBuffer is copied before the call. */
-  writeBinary(path: string, content: Uint8Array): Promise<void>;
+  writeBinary(path: string, content: Uint8Array, options?: WriteOptions): Promise<void>;
   /** Delete a file or symlink (never a directory, never a symlink's target). */
   delete(path: string): Promise<void>;
   /** False only when nothing is there; invalid or escaping paths reject. */
@@ -211,8 +224,12 @@ export declare class MountSandbox<Root extends string | null = string> {
   checkChange(path: string, operation: 'write' | 'delete'): SandboxError | null;
   /** Approval a change needs here, for needsApproval hooks. */
   approvalFor(path: string, operation: 'write' | 'delete'): ApprovalDecision;
-  /** Replace the one exact occurrence of oldText (EditError when none or several). */
-  edit(path: string, oldText: string, newText: string): Promise<void>;
+  /**
+   * Replace the one exact occurrence of oldText (EditError when none or several). Takes turns with
+   * the other writes and edits of the file in this process; ConflictError when someone else keeps
+   * changing it between the read and the replacement, or with `ifVersion` when it changed since.
+   */
+  edit(path: string, oldText: string, newText: string, options?: WriteOptions): Promise<void>;
   move(from: string, to: string, options?: { overwrite?: boolean }): Promise<void>;
   /** The source only needs to be readable. */
   copy(from: string, to: string, options?: { overwrite?: boolean }): Promise<void>;

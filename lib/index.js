@@ -45,6 +45,21 @@ function rangeArgs(given) {
   return Promise.resolve([offset, length]);
 }
 
+// stat()'s version token: 16 hex digits (src/fs/file_version.h).
+const VERSION_TOKEN = /^[0-9a-f]{16}$/;
+
+// { ifVersion } -> the token for the addon, undefined for none; a TypeError for anything else.
+function versionOption(given) {
+  const options = optionsOf(given, ['ifVersion']);
+  if (options instanceof Error) return options;
+  const { ifVersion } = options;
+  if (ifVersion === undefined) return { ifVersion: undefined };
+  if (typeof ifVersion !== 'string' || !VERSION_TOKEN.test(ifVersion)) {
+    return new TypeError('expected the version string from stat() for ifVersion');
+  }
+  return { ifVersion };
+}
+
 function toUint8Array(buf) {
   return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
 }
@@ -135,20 +150,25 @@ class MountSandbox {
     return read.then(toUint8Array);
   }
 
-  write(p, content) {
+  // With { ifVersion }: only if the file still has the version stat() gave, else ConflictError.
+  write(p, content, options) {
     if (pathProblem(p)) return Promise.reject(pathProblem(p));
     if (typeof content !== 'string') {
       return Promise.reject(new TypeError(`expected a string for content, got ${typeof content}`));
     }
-    return this[NATIVE].write(p, content);
+    const version = versionOption(options);
+    if (version instanceof Error) return Promise.reject(version);
+    return this[NATIVE].write(p, content, version.ifVersion);
   }
 
-  writeBinary(p, content) {
+  writeBinary(p, content, options) {
     if (pathProblem(p)) return Promise.reject(pathProblem(p));
     if (!ArrayBuffer.isView(content)) {
       return Promise.reject(new TypeError('expected a Uint8Array (or another ArrayBuffer view) for content'));
     }
-    return rejecting(() => this[NATIVE].write(p, bytesOf(content)));
+    const version = versionOption(options);
+    if (version instanceof Error) return Promise.reject(version);
+    return rejecting(() => this[NATIVE].write(p, bytesOf(content), version.ifVersion));
   }
 
   delete(p) {
@@ -175,11 +195,14 @@ class MountSandbox {
       createdAt: new Date(info.birthtimeMs),
       modifiedAt: new Date(info.mtimeMs),
       isDirectory: info.isDirectory,
+      version: info.version,
     }));
   }
 
-  // Replaces the single occurrence of oldText with newText (atomically, like write).
-  edit(p, oldText, newText) {
+  // Replaces the single occurrence of oldText with newText (atomically, like write), taking turns
+  // with the other writes and edits of the file; ConflictError when it keeps changing under the
+  // edit, or with { ifVersion } when it is no longer at that version.
+  edit(p, oldText, newText, options) {
     if (pathProblem(p)) return Promise.reject(pathProblem(p));
     if (typeof oldText !== 'string' || oldText.length === 0) {
       return Promise.reject(new TypeError('expected a non-empty string for oldText'));
@@ -187,7 +210,9 @@ class MountSandbox {
     if (typeof newText !== 'string') {
       return Promise.reject(new TypeError(`expected a string for newText, got ${typeof newText}`));
     }
-    return this[NATIVE].edit(p, oldText, newText);
+    const version = versionOption(options);
+    if (version instanceof Error) return Promise.reject(version);
+    return this[NATIVE].edit(p, oldText, newText, version.ifVersion);
   }
 
   move(from, to, options) {

@@ -200,6 +200,14 @@ export declare class EditError extends SandboxError {
   readonly occurrences: number;
   constructor(code: 'NO_MATCH' | 'AMBIGUOUS_MATCH', path: string, occurrences?: number);
 }
+/**
+ * Code CONFLICT: a write or edit was not made because the file changed since the caller's version
+ * (`ifVersion` from stat()), or kept changing between an edit's read and its replacement.
+ * toLLMMessage() tells the model to read the file again.
+ */
+export declare class ConflictError extends SandboxError {
+  constructor(path: string);
+}
 export declare class AttachmentPolicyError extends SandboxError {
   readonly rule: 'maxAttachments' | 'maxTotalBytes' | 'allowedSuffixes' | 'deniedSuffixes';
   constructor(rule: AttachmentPolicyError['rule'], message: string, path?: string);

@@ -354,6 +354,21 @@ class EditError extends SandboxError {
   }
 }
 
+// A write or edit that would have overwritten a change it did not see: the file changed since
+// the caller's version (ifVersion), or kept changing between an edit's read and its replacement.
+// Nothing was written.
+class ConflictError extends SandboxError {
+  constructor(path) {
+    super('CONFLICT', `File changed since it was read: ${path}`, path);
+    this.name = 'ConflictError';
+  }
+
+  toLLMMessage() {
+    return `Cannot change ${this.path}: it was changed by someone else since you read it, and your change was not written. ` +
+      'Read the file again, then make your change to its current contents.';
+  }
+}
+
 // An attachment list that breaks the worker's attachment policy; nothing was read.
 class AttachmentPolicyError extends SandboxError {
   constructor(rule, message, path) {
@@ -418,6 +433,7 @@ module.exports = {
   SymlinkError, NotRegularFileError, IsDirectoryError, NotDirectoryError, FileTooLargeError,
   MountPointError, AccessDeniedError, MetadataError, SandboxConfigError, ConfigFileError, UntrustedConfigError,
   UnreadableConfigError, PseudoFilesystemError, OutsideSandboxError, OperationBlockedError, SuffixNotAllowedError, EditError,
+  ConflictError,
   AttachmentPolicyError, WorkerSandboxError, ExecEnforcementError, ExecError,
   UnsupportedPlatformError, isSandboxError,
 };

@@ -24,6 +24,7 @@ export const {
   OperationBlockedError,
   SuffixNotAllowedError,
   EditError,
+  ConflictError,
   AttachmentPolicyError,
   WorkerSandboxError,
   ExecEnforcementError,

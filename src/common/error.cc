@@ -40,6 +40,7 @@ std::string_view errc_name(Errc code) noexcept {
     case Errc::changed_underneath: return "CHANGED_UNDERNEATH";
     case Errc::metadata_not_kept: return "METADATA_NOT_KEPT";
     case Errc::pseudo_filesystem: return "PSEUDO_FILESYSTEM";
+    case Errc::conflict: return "CONFLICT";
   }
   return "IO_ERROR";
 }

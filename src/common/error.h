@@ -46,6 +46,7 @@ enum class Errc : std::uint8_t {
   changed_underneath,     // exec launcher: a path names another inode than the sandbox pinned
   metadata_not_kept,      // a replacement could not keep an ACL or extended attribute it must
   pseudo_filesystem,      // a source or config file on procfs, sysfs, the device filesystem, ...
+  conflict,  // write/edit: the file changed since it was read or since the given version
 };
 
 std::string_view errc_name(Errc code) noexcept;

@@ -143,6 +143,7 @@ Result<FileInfo> stat_fd(int fd, bool cached_only) {
   info.is_file = S_ISREG(sx.stx_mode);
   info.modified_ms = to_ms(sx.stx_mtime);
   info.birth_ms = (sx.stx_mask & STATX_BTIME) ? to_ms(sx.stx_btime) : to_ms(sx.stx_ctime);
+  info.version = version_of(sx);
   return info;
 }
 
@@ -226,9 +227,9 @@ Result<std::vector<std::string>> read_dir_names(int dir_fd) {
   }
 }
 
-Status replace_file(int dir_fd, const std::string& name, const std::uint8_t* data,
-                    std::size_t size) {
-  return install_file(dir_fd, name, data, size, 0666, true);
+Status replace_file(int dir_fd, const std::string& name, const std::uint8_t* data, std::size_t size,
+                    const Precommit& precommit) {
+  return install_file(dir_fd, name, data, size, 0666, true, nullptr, precommit);
 }
 
 Status remove_entry(int dir_fd, const std::string& name) {
@@ -306,12 +307,18 @@ bool link_unavailable(int err) {
   return err == ENOENT || err == EPERM;
 }
 
+// The caller's last check before the new file takes the name, if it has one.
+Status run_precommit(const Precommit& precommit) {
+  return precommit ? precommit() : ok_status();
+}
+
 // Names the finished unnamed file: linked straight to `name` where nothing is there, else (with
 // `replace`) linked under a random name and at once renamed over the old entry. std::nullopt,
 // with nothing named, where it cannot be linked in at all.
 std::optional<Status> commit_unnamed(int fd, int dir_fd, const std::string& name, bool replace,
-                                     bool occupied) {
+                                     bool occupied, const Precommit& precommit) {
   if (!occupied) {
+    if (auto st = run_precommit(precommit); !st) return st;
     const int err = link_unnamed(fd, dir_fd, name);
     if (err == 0) return ok_status();
     if (link_unavailable(err)) return std::nullopt;
@@ -324,7 +331,8 @@ std::optional<Status> commit_unnamed(int fd, int dir_fd, const std::string& name
     if (err == EEXIST) continue;
     if (link_unavailable(err)) return std::nullopt;
     if (err != 0) return Status(from_errno(SysOp::linkat, err));
-    Status st = commit_temp(dir_fd, temp, name, true);
+    Status st = run_precommit(precommit);
+    if (st) st = commit_temp(dir_fd, temp, name, true);
     if (!st) ::unlinkat(dir_fd, temp.c_str(), 0);
     return st;
   }
@@ -343,7 +351,8 @@ Status fill(int fd, const FileMetadata* meta, const std::uint8_t* data, std::siz
 }  // namespace
 
 Status install_file(int dir_fd, const std::string& name, const std::uint8_t* data, std::size_t size,
-                    std::uint32_t new_mode, bool replace, const FileMetadata* carried) {
+                    std::uint32_t new_mode, bool replace, const FileMetadata* carried,
+                    const Precommit& precommit) {
   auto existing = entry_to_replace(dir_fd, name, replace);
   if (!existing) return existing.error();
   const auto& old = existing.value();
@@ -362,7 +371,8 @@ Status install_file(int dir_fd, const std::string& name, const std::uint8_t* dat
     if (!*unnamed) return unnamed->error();
     const UniqueFd fd = std::move(unnamed->value());
     if (auto st = fill(fd.get(), meta, data, size); !st) return st;  // nothing named to clean up
-    if (auto committed = commit_unnamed(fd.get(), dir_fd, name, replace, old.has_value())) {
+    if (auto committed =
+            commit_unnamed(fd.get(), dir_fd, name, replace, old.has_value(), precommit)) {
       return *committed;
     }
     // It cannot be linked in here: written again, into a named temporary. Only a process
@@ -372,6 +382,7 @@ Status install_file(int dir_fd, const std::string& name, const std::uint8_t* dat
   auto created = create_temp(dir_fd, mode, temp);
   if (!created) return created.error();
   Status st = fill(created.value().get(), meta, data, size);
+  if (st) st = run_precommit(precommit);
   if (st) st = commit_temp(dir_fd, temp, name, replace);
   if (!st) ::unlinkat(dir_fd, temp.c_str(), 0);
   return st;

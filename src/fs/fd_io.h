@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,6 +15,7 @@
 #include "common/error.h"
 #include "common/file_id.h"
 #include "common/unique_fd.h"
+#include "fs/file_version.h"
 #include "fs/metadata.h"
 
 namespace msb {
@@ -34,6 +36,7 @@ struct FileInfo {
   bool is_file = false;
   double birth_ms = 0;     // creation time where the filesystem records it, else change time
   double modified_ms = 0;  // milliseconds since the epoch
+  FileVersion version;     // what stat() hands out as its opaque version token
 };
 
 // A regular file opened for reading, with what fstat said when it was checked.
@@ -88,8 +91,11 @@ Result<std::vector<std::string>> read_dir_names(int dir_fd);
 // The temporary is unnamed (O_TMPFILE) where the filesystem allows, so a process killed midway
 // leaves nothing behind; it gets a name only once complete (a new file is linked straight to
 // `name`, a replacement under a random name that is at once renamed over the old entry).
-Status replace_file(int dir_fd, const std::string& name, const std::uint8_t* data,
-                    std::size_t size);
+// `precommit`, when given, runs last before the new file takes `name` (the rename, or the link of
+// a new file): an error from it (a conflict) leaves `name` as it is and no temporary behind.
+using Precommit = std::function<Status()>;
+Status replace_file(int dir_fd, const std::string& name, const std::uint8_t* data, std::size_t size,
+                    const Precommit& precommit = {});
 
 // Removes a non-directory entry (a symlink itself, never what it points to).
 Status remove_entry(int dir_fd, const std::string& name);
@@ -104,7 +110,8 @@ Result<FileId> file_id(int fd);
 // `name` fails with already_exists, decided atomically by the final rename. With `carried`, the
 // new file takes that metadata (a moved file's own) instead of the replaced file's or `new_mode`.
 Status install_file(int dir_fd, const std::string& name, const std::uint8_t* data, std::size_t size,
-                    std::uint32_t new_mode, bool replace, const FileMetadata* carried = nullptr);
+                    std::uint32_t new_mode, bool replace, const FileMetadata* carried = nullptr,
+                    const Precommit& precommit = {});
 
 // Creates the symlink `name` -> `text` through a temporary, so an existing entry is replaced
 // atomically (`replace`) or left alone with already_exists. Never replaces a directory.

@@ -17,6 +17,7 @@
 #include "common/error.h"
 #include "common/exec_path.h"
 #include "fs/fd_io.h"
+#include "fs/file_turns.h"
 #include "fs/mount_table.h"
 #include "fs/resolver.h"
 
@@ -67,6 +68,24 @@ struct GlobResult {
 
 class GlobTask;  // glob_walk.h
 
+// How many times an edit reads, replaces and checks before it gives up with conflict, when each
+// time the file changed between its read and its replacement (someone else wrote it).
+inline constexpr int kEditAttempts = 3;
+
+// A write or an edit, located, checked and with its directory open, up to the point where it
+// needs its turn on the entry it replaces (FileTurns): run() does the rest while holding it.
+// Keeps views of the data and texts it was prepared with: they must outlive it.
+class PendingChange {
+ public:
+  virtual ~PendingChange() = default;
+  // The entry whose turn run() must hold; std::nullopt when it needs none (it can only fail).
+  const std::optional<EntryKey>& key() const noexcept { return key_; }
+  virtual Status run() = 0;
+
+ protected:
+  std::optional<EntryKey> key_;
+};
+
 class Sandbox {
  public:
   static Result<std::shared_ptr<Sandbox>> create(const SandboxOptions& options);
@@ -97,14 +116,32 @@ class Sandbox {
   // to return is too_large with `cap` as the limit, before anything is read.
   Result<Bytes> read_range(std::string_view path, std::uint64_t offset, std::uint64_t length,
                            std::uint64_t cap = kNoCap) const;
-  Status write(std::string_view path, const std::uint8_t* data, std::size_t size) const;
+  // `if_version` (a version_token from stat(), or empty for none): refuse with conflict unless
+  // the file at `path` still has that version, checked in turn and again just before the
+  // replacement takes its name. Without it, a write replaces whatever is there.
+  Status write(std::string_view path, const std::uint8_t* data, std::size_t size,
+               std::string_view if_version = {}) const;
   Status remove(std::string_view path) const;
   Result<bool> exists(std::string_view path) const;
   Result<std::vector<std::string>> list(std::string_view path) const;
   Result<FileInfo> stat(std::string_view path) const;
   // Replaces the one occurrence of `old_text` with `new_text`: no_match when there is none,
-  // ambiguous_match (size = count) when there are several. Written like write().
-  Status edit(std::string_view path, std::string_view old_text, std::string_view new_text) const;
+  // ambiguous_match (size = count) when there are several. Written like write(), after checking
+  // that the file at the name is still the one read, unchanged: if not, read and replaced again,
+  // kEditAttempts times at most, then conflict. With `if_version`, the file read must have that
+  // version and a change found before the replacement is a conflict at once.
+  Status edit(std::string_view path, std::string_view old_text, std::string_view new_text,
+              std::string_view if_version = {}) const;
+  // write() and edit() in two steps, for callers that wait for the turn without blocking a
+  // thread: prepare, take the turn for key() (FileTurns), run. write() and edit() take it
+  // blocking.
+  Result<std::unique_ptr<PendingChange>> prepare_write(std::string_view path,
+                                                       const std::uint8_t* data, std::size_t size,
+                                                       std::string_view if_version = {}) const;
+  Result<std::unique_ptr<PendingChange>> prepare_edit(std::string_view path,
+                                                      std::string_view old_text,
+                                                      std::string_view new_text,
+                                                      std::string_view if_version = {}) const;
   // Both ends checked (Error::index 0 = from, 1 = to). move needs delete rights on `from`
   // and write rights on `to`; copy only read rights on `from`. Files only. An existing `to`
   // fails with already_exists unless `overwrite`.
@@ -149,6 +186,9 @@ class Sandbox {
           ResolverKind resolver, std::uint32_t max_depth);
   // A glob opens directories as the other operations do, but one slice at a time.
   friend class GlobTask;
+  // sandbox_write.cc: the two kinds of PendingChange.
+  friend class WriteChange;
+  friend class EditChange;
 
   struct Target {
     VirtualPath path;
@@ -190,6 +230,8 @@ class Sandbox {
   // rules have been checked for it.
   Result<UniqueFd> open_parent_for_change(const Target& target, bool create_missing,
                                           Change change = Change::write) const;
+  // The directory that holds `target`'s entry, opened beneath its mount, nothing checked.
+  Result<UniqueFd> open_parent(const Target& target) const;
   Result<UniqueFd> make_parents(const Mount& mount, int base, const std::vector<std::string>& parts,
                                 std::size_t begin, std::size_t end) const;
   // On the disk, after the lexical rules: the directory's nearest enclosing configured source

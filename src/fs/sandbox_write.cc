@@ -5,11 +5,15 @@
 #include <sys/stat.h>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/sys.h"
+#include "fs/file_turns.h"
+#include "fs/file_version.h"
 #include "fs/sandbox.h"
 #include "fs/sandbox_internal.h"
 
@@ -60,16 +64,209 @@ std::string splice(std::string_view text, std::size_t at, std::size_t removed,
   return out;
 }
 
+// Blocks the calling thread for the change's turn (callers without an event loop).
+Status run_in_turn(PendingChange& change) {
+  std::optional<Turn> turn;
+  if (change.key()) turn.emplace(FileTurns::shared().take(*change.key()));
+  return change.run();
+}
+
+// What a change saw of its target before it made the new contents, to be found the same just
+// before the replacement takes the name (check_unchanged).
+struct Observed {
+  std::optional<FileVersion> entry;  // the name itself, not followed (std::nullopt: nothing)
+  FileVersion file;                  // the file the path led to, as it was read or checked
+  int file_fd = -1;                  // still open on that file
+};
+
+Status check_unchanged(int dir_fd, const std::string& name, const Observed& seen) {
+  auto entry = version_of_entry(dir_fd, name);
+  if (!entry) return entry.error();
+  if (entry.value() != seen.entry) return Errc::conflict;  // replaced, changed or removed
+  auto file = version_of_fd(seen.file_fd);
+  if (!file) return file.error();
+  if (file.value() != seen.file) return Errc::conflict;  // changed in place (through a link too)
+  // A regular file at the name must be the one that was read, not one put there between the
+  // look at the name and the open.
+  if (seen.entry && S_ISREG(seen.entry->type) &&
+      (seen.entry->dev != seen.file.dev || seen.entry->ino != seen.file.ino)) {
+    return Errc::conflict;
+  }
+  return ok_status();
+}
+
+// A caller's version that names nothing any more is out of date, not a missing file.
+Error stale_if_gone(Error e, std::string_view if_version) {
+  if (!if_version.empty() && e.code == Errc::not_found) return Error{Errc::conflict};
+  return e;
+}
+
 }  // namespace
 
-Status Sandbox::write(std::string_view text, const std::uint8_t* data, std::size_t size) const {
+class WriteChange final : public PendingChange {
+ public:
+  WriteChange(const Sandbox& sandbox, Sandbox::Target target, UniqueFd dir, EntryKey key,
+              const std::uint8_t* data, std::size_t size, std::string_view if_version)
+      : sandbox_(sandbox),
+        target_(std::move(target)),
+        dir_(std::move(dir)),
+        data_(data),
+        size_(size),
+        if_version_(if_version) {
+    key_ = std::move(key);
+  }
+
+  Status run() override {
+    const std::string& name = target_.path.parts.back();
+    if (if_version_.empty()) return replace_file(dir_.get(), name, data_, size_);
+    // The caller's version is of what stat() shows: the file the path leads to.
+    auto entry = version_of_entry(dir_.get(), name);
+    if (!entry) return entry.error();
+    auto file = sandbox_.open(target_, kPathFlags);
+    if (!file) return stale_if_gone(file.error(), if_version_);
+    auto current = version_of_fd(file.value().get());
+    if (!current) return current.error();
+    if (version_token(current.value()) != if_version_) return Errc::conflict;
+    const Observed seen{entry.value(), current.value(), file.value().get()};
+    return replace_file(dir_.get(), name, data_, size_,
+                        [&] { return check_unchanged(dir_.get(), name, seen); });
+  }
+
+ private:
+  const Sandbox& sandbox_;
+  Sandbox::Target target_;
+  UniqueFd dir_;
+  const std::uint8_t* data_;
+  std::size_t size_;
+  std::string_view if_version_;
+};
+
+class EditChange final : public PendingChange {
+ public:
+  // `dir` invalid: the directory could not be opened, so reading the file fails the same way.
+  EditChange(const Sandbox& sandbox, Sandbox::Target target, UniqueFd dir,
+             std::optional<EntryKey> key, std::string_view old_text, std::string_view new_text,
+             std::string_view if_version)
+      : sandbox_(sandbox),
+        target_(std::move(target)),
+        dir_(std::move(dir)),
+        old_text_(old_text),
+        new_text_(new_text),
+        if_version_(if_version) {
+    key_ = std::move(key);
+  }
+
+  Status run() override {
+    if (!dir_.valid()) {
+      auto file = sandbox_.open_file_for_reading(target_);
+      if (!file) return stale_if_gone(file.error(), if_version_);
+      return Errc::conflict;  // its directory appeared since it was looked for
+    }
+    for (int attempt = 1;; ++attempt) {
+      Status st = attempt_once();
+      if (st || st.error().code != Errc::conflict) return st;
+      // Someone else changed the file between the read and the replacement: read it again,
+      // unless the caller's version said which contents it meant.
+      if (!if_version_.empty() || attempt == kEditAttempts) return st;
+    }
+  }
+
+ private:
+  Status attempt_once() {
+    const Sandbox::Target& t = target_;
+    const std::string& name = t.path.parts.back();
+    auto entry = version_of_entry(dir_.get(), name);
+    if (!entry) return entry.error();
+    auto file = sandbox_.open_file_for_reading(t);
+    if (!file) return stale_if_gone(file.error(), if_version_);
+    if (auto st = sandbox_.check_read_rules(t, file.value().size); !st) return st.error();
+    const int fd = file.value().fd.get();
+    auto before = version_of_fd(fd);
+    if (!before) return before.error();
+    if (!if_version_.empty() && version_token(before.value()) != if_version_) {
+      return Errc::conflict;
+    }
+    auto bytes = read_regular_file(fd, sandbox_.read_limit(t));
+    if (!bytes) return bytes.error();
+    // Changed while it was read: the text may be half old, half new. Judge no match on it never.
+    auto after = version_of_fd(fd);
+    if (!after) return after.error();
+    if (after.value() != before.value()) return Errc::conflict;
+    const std::string_view content = as_text(bytes.value());
+    const Occurrences found = find_occurrences(content, old_text_);
+    if (found.count == 0) return Errc::no_match;
+    if (found.count > 1) {
+      Error e{Errc::ambiguous_match};
+      e.size = found.count;
+      return e;
+    }
+    const std::string updated = splice(content, found.first, old_text_.size(), new_text_);
+    if (auto st = sandbox_.check_write_rules(t, updated.size()); !st) return st;
+    if (auto st = sandbox_.check_enclosing_source_allows(dir_.get(), *t.at.mount, Change::write);
+        !st) {
+      return st;
+    }
+    const Observed seen{entry.value(), before.value(), fd};
+    return replace_file(dir_.get(), name, reinterpret_cast<const std::uint8_t*>(updated.data()),
+                        updated.size(), [&] { return check_unchanged(dir_.get(), name, seen); });
+  }
+
+  const Sandbox& sandbox_;
+  Sandbox::Target target_;
+  UniqueFd dir_;
+  std::string_view old_text_;
+  std::string_view new_text_;
+  std::string_view if_version_;
+};
+
+Result<std::unique_ptr<PendingChange>> Sandbox::prepare_write(std::string_view text,
+                                                              const std::uint8_t* data,
+                                                              std::size_t size,
+                                                              std::string_view if_version) const {
   auto target = locate(text);
   if (!target) return target.error();
-  const Target& t = target.value();
-  if (auto st = check_write_rules(t, size); !st) return st;
+  Target& t = target.value();
+  if (auto st = check_write_rules(t, size); !st) return st.error();
   auto dir = open_parent_for_change(t, true);
   if (!dir) return dir.error();
-  return replace_file(dir.value().get(), t.path.parts.back(), data, size);
+  auto dir_id = file_id(dir.value().get());
+  if (!dir_id) return dir_id.error();
+  EntryKey key{dir_id.value(), t.path.parts.back()};
+  return std::unique_ptr<PendingChange>(std::make_unique<WriteChange>(
+      *this, std::move(t), std::move(dir.value()), std::move(key), data, size, if_version));
+}
+
+Result<std::unique_ptr<PendingChange>> Sandbox::prepare_edit(std::string_view text,
+                                                             std::string_view old_text,
+                                                             std::string_view new_text,
+                                                             std::string_view if_version) const {
+  if (old_text.empty()) return Errc::no_match;  // "" occurs everywhere: never what was meant
+  auto target = locate(text);
+  if (!target) return target.error();
+  Target& t = target.value();
+  if (auto st = require_mount(t); !st) return st.error();
+  // Refusals keep the order they had before edits took turns: whatever reading the file meets
+  // first (a missing directory, a directory, a symlink out), then the match, then the write
+  // rules. So the directory is only looked up here, and checked for writing after the match.
+  UniqueFd dir;
+  std::optional<EntryKey> key;
+  if (t.at.rest_begin < t.path.parts.size()) {  // not "/" or a mount's own target: a directory
+    if (auto opened = open_parent(t)) {
+      auto dir_id = file_id(opened.value().get());
+      if (!dir_id) return dir_id.error();
+      key = EntryKey{dir_id.value(), t.path.parts.back()};
+      dir = std::move(opened.value());
+    }
+  }
+  return std::unique_ptr<PendingChange>(std::make_unique<EditChange>(
+      *this, std::move(t), std::move(dir), std::move(key), old_text, new_text, if_version));
+}
+
+Status Sandbox::write(std::string_view text, const std::uint8_t* data, std::size_t size,
+                      std::string_view if_version) const {
+  auto change = prepare_write(text, data, size, if_version);
+  if (!change) return change.error();
+  return run_in_turn(*change.value());
 }
 
 Status Sandbox::remove(std::string_view text) const {
@@ -82,32 +279,11 @@ Status Sandbox::remove(std::string_view text) const {
   return remove_entry(dir.value().get(), t.path.parts.back());
 }
 
-Status Sandbox::edit(std::string_view text, std::string_view old_text,
-                     std::string_view new_text) const {
-  if (old_text.empty()) return Errc::no_match;  // "" occurs everywhere: never what was meant
-  auto target = locate(text);
-  if (!target) return target.error();
-  const Target& t = target.value();
-  if (auto st = require_mount(t); !st) return st.error();
-  auto file = open_file_for_reading(t);
-  if (!file) return file.error();
-  if (auto st = check_read_rules(t, file.value().size); !st) return st.error();
-  auto bytes = read_regular_file(file.value().fd.get(), read_limit(t));
-  if (!bytes) return bytes.error();
-  const std::string_view content = as_text(bytes.value());
-  const Occurrences found = find_occurrences(content, old_text);
-  if (found.count == 0) return Errc::no_match;
-  if (found.count > 1) {
-    Error e{Errc::ambiguous_match};
-    e.size = found.count;
-    return e;
-  }
-  const std::string updated = splice(content, found.first, old_text.size(), new_text);
-  if (auto st = check_write_rules(t, updated.size()); !st) return st;
-  auto dir = open_parent_for_change(t, false);
-  if (!dir) return dir.error();
-  return replace_file(dir.value().get(), t.path.parts.back(),
-                      reinterpret_cast<const std::uint8_t*>(updated.data()), updated.size());
+Status Sandbox::edit(std::string_view text, std::string_view old_text, std::string_view new_text,
+                     std::string_view if_version) const {
+  auto change = prepare_edit(text, old_text, new_text, if_version);
+  if (!change) return change.error();
+  return run_in_turn(*change.value());
 }
 
 Status Sandbox::make_directory(std::string_view text) const {
@@ -151,6 +327,15 @@ Result<UniqueFd> Sandbox::open_parent_for_change(const Target& t, bool create_mi
     return st.error();
   }
   return dir;
+}
+
+Result<UniqueFd> Sandbox::open_parent(const Target& t) const {
+  pin_sources_once();
+  auto base = t.at.mount->anchor->fd();
+  if (!base) return base.error();
+  const OpenRequest dir_request{kPathFlags | O_DIRECTORY, 0, true};
+  return open_beneath(base.value(), t.path.parts, t.at.rest_begin, t.path.parts.size() - 1,
+                      dir_request, resolver_);
 }
 
 Result<UniqueFd> Sandbox::make_parents(const Mount& mount, int base,

@@ -5,7 +5,10 @@
 #include <unistd.h>
 
 #include <string>
+#include <thread>
+#include <vector>
 
+#include "fs/file_version.h"
 #include "fs/sandbox.h"
 #include "fs/sandbox_fixture.h"
 #include "test_util.h"
@@ -297,6 +300,71 @@ TEST_P(FileOpsTest, EditNeverReachesOutside) {
   EXPECT_EQ(code_of(sb->edit("/outdir/secret.txt", "secret", "pwned")), Errc::symlink_escape);
   EXPECT_EQ(read_host(outside_ / "secret.txt"), "secret");
   EXPECT_EQ(tree(outside_), (Strings{"secret.txt"}));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Changes of one file at the same time, and versions (issue 19)
+
+TEST_P(FileOpsTest, ConcurrentEditsOfOneFileAllLand) {
+  constexpr int kEditors = 16;
+  std::string text;
+  for (int i = 0; i < kEditors; ++i) text += "token-" + std::to_string(i) + ";\n";
+  write_host(root_ / "f.txt", text);
+  make_symlink(".", root_ / "self");  // another spelling of the same directory
+  auto sb = make();
+  ASSERT_TRUE(sb);
+  std::vector<Errc> results(kEditors, Errc::io_error);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kEditors; ++i) {
+    threads.emplace_back([&, i] {
+      const std::string path = i % 2 ? "/f.txt" : "/self/f.txt";
+      results[i] = code_of(
+          sb->edit(path, "token-" + std::to_string(i) + ";", "edited-" + std::to_string(i) + ";"));
+    });
+  }
+  for (auto& t : threads) t.join();
+  const std::string after = read_host(root_ / "f.txt");
+  for (int i = 0; i < kEditors; ++i) {
+    EXPECT_EQ(results[i], Errc::ok) << i;
+    EXPECT_NE(after.find("edited-" + std::to_string(i) + ";"), std::string::npos) << i;
+  }
+  EXPECT_EQ(FileTurns::shared().held_count(), 0u);
+}
+
+TEST_P(FileOpsTest, WriteAndEditWithAVersion) {
+  write_host(root_ / "f.txt", "one two");
+  auto sb = make();
+  ASSERT_TRUE(sb);
+  auto version = [&] {
+    auto info = sb->stat("/f.txt");
+    EXPECT_TRUE(info.ok());
+    return info.ok() ? version_token(info.value().version) : std::string();
+  };
+  const std::string v1 = version();
+  const std::string text = "mine";
+  auto write = [&](std::string_view v) {
+    return code_of(
+        sb->write("/f.txt", reinterpret_cast<const std::uint8_t*>(text.data()), text.size(), v));
+  };
+  EXPECT_EQ(version(), v1);  // unchanged file, same version
+  EXPECT_EQ(code_of(sb->edit("/f.txt", "two", "2", v1)), Errc::ok);
+  EXPECT_EQ(read_host(root_ / "f.txt"), "one 2");
+  // v1 is stale now: refused, nothing written.
+  EXPECT_EQ(write(v1), Errc::conflict);
+  EXPECT_EQ(code_of(sb->edit("/f.txt", "one", "1", v1)), Errc::conflict);
+  EXPECT_EQ(read_host(root_ / "f.txt"), "one 2");
+  const std::string v2 = version();
+  EXPECT_NE(v2, v1);
+  EXPECT_EQ(write(v2), Errc::ok);
+  EXPECT_EQ(read_host(root_ / "f.txt"), "mine");
+  // Deleted since: a conflict, not a new file.
+  const std::string v3 = version();
+  ASSERT_EQ(::unlink((root_ / "f.txt").c_str()), 0);
+  EXPECT_EQ(write(v3), Errc::conflict);
+  EXPECT_EQ(code_of(sb->edit("/f.txt", "mine", "x", v3)), Errc::conflict);
+  EXPECT_FALSE(host_entry_exists(root_ / "f.txt"));
+  EXPECT_EQ(write(""), Errc::ok);  // no version: a plain write
+  EXPECT_EQ(tree(root_), (Strings{"f.txt"}));
 }
 
 // ---------------------------------------------------------------------------------------------
