@@ -27,7 +27,9 @@ const SECRET = 'OUTSIDE-PRIVATE-KEY';
 // tmpfs a container puts there), and a tmpfs that is not it.
 const devIsMount = fs.statSync('/dev').dev !== fs.statSync('/').dev;
 const shmIsOwnTmpfs = fs.existsSync('/dev/shm') && fs.statSync('/dev/shm').dev !== fs.statSync('/dev').dev;
-const SYSFS_DIR = ['/sys/kernel', '/sys/class', '/sys'].find((d) => fs.existsSync(d));
+// Only where sysfs is mounted: in a bare root (scripts/test-prebuilds.sh) /sys is a plain directory.
+const SYSFS_MAGIC = 0x62656572;
+const SYSFS_DIR = ['/sys/kernel', '/sys/class', '/sys'].find((d) => fs.existsSync(d) && fs.statfsSync(d).type === SYSFS_MAGIC);
 
 describe.each(RESOLVERS)('planted sources and subtrees with the %s resolver', (resolver) => {
   let base;
