@@ -18,7 +18,7 @@ struct TurnJob {
   std::shared_ptr<TurnMailbox> mailbox;
   std::unique_ptr<msb::PendingChange> change;
   std::optional<msb::Turn> turn;      // handed over while the job waited in line
-  std::optional<msb::Status> result;  // run on another job's thread: only settling is left
+  std::optional<msb::Status> result;  // its change has run (or cannot): only settling is left
 };
 
 namespace {
@@ -157,48 +157,58 @@ void TurnOperation::Resume(Napi::Env env, TurnJob* job) {
   }
 }
 
+bool TurnOperation::Drive(TurnJob* job, std::optional<msb::Turn> turn, bool hand_over) {
+  // Prepared already when it holds its turn (resumed, or handed over); else prepared here.
+  bool prepared = turn.has_value();
+  for (int attempt = 1;; ++attempt) {
+    if (!prepared) {
+      auto change = job->prepare();
+      if (!change) {
+        job->result.emplace(change.error());
+        return true;
+      }
+      job->change = std::move(change.value());
+      if (const std::optional<msb::EntryKey>& key = job->change->key()) {
+        turn = msb::FileTurns::shared().take_or_queue(*key, std::make_unique<QueuedJob>(job));
+        if (!turn) return false;  // from here on job may already be running elsewhere
+      }
+    }
+    msb::Status st = job->change->run();
+    if (job->change->moved() && attempt < msb::kPrepareAttempts) {
+      // Its directory was replaced while it waited: for where the path leads now, in that
+      // entry's line. This turn goes on to the next in line through its loop.
+      turn.reset();
+      prepared = false;
+      continue;
+    }
+    job->result.emplace(std::move(st));
+    may_run_here = hand_over;
+    turn.reset();  // to the next in line now, not once this settles
+    may_run_here = false;
+    return true;
+  }
+}
+
 void TurnOperation::Execute() {
   waiting_.started();
   const auto until = std::chrono::steady_clock::now() + kRunHandedOverFor;
+  std::optional<msb::Turn> turn;
   if (resumed_) {
-    msb::Turn turn = std::move(*job_->turn);
+    turn.emplace(std::move(*job_->turn));
     job_->turn.reset();
-    result_.emplace(job_->change->run());
-    may_run_here = true;
-    turn.release();  // to the next in line now, not once this settles
-  } else {
-    auto prepared = job_->prepare();
-    if (!prepared) {
-      result_.emplace(prepared.error());
-      return;
-    }
-    job_->change = std::move(prepared.value());
-    const std::optional<msb::EntryKey>& key = job_->change->key();
-    if (!key) {
-      result_.emplace(job_->change->run());
-      return;
-    }
-    auto turn = msb::FileTurns::shared().take_or_queue(*key, std::make_unique<QueuedJob>(job_));
-    if (!turn) {
-      queued_ = true;  // from here on job_ may already be running elsewhere: not touched again
-      return;
-    }
-    result_.emplace(job_->change->run());
-    may_run_here = true;
-    turn->release();
   }
-  may_run_here = false;
+  if (!Drive(job_, std::move(turn), true)) {
+    queued_ = true;  // job_ waits in a line and may already be running elsewhere: not touched
+    return;
+  }
   RunHandedOver(until);
 }
 
 void TurnOperation::RunHandedOver(std::chrono::steady_clock::time_point until) {
   while (TurnJob* job = std::exchange(handed_here, nullptr)) {
-    msb::Turn turn = std::move(*job->turn);
+    std::optional<msb::Turn> turn(std::move(*job->turn));
     job->turn.reset();
-    job->result.emplace(job->change->run());
-    may_run_here = std::chrono::steady_clock::now() < until;
-    turn.release();
-    may_run_here = false;
+    if (!Drive(job, std::move(turn), std::chrono::steady_clock::now() < until)) continue;
     // Its environment gone (a terminated worker thread): nothing can be settled there.
     const std::shared_ptr<TurnMailbox> mailbox = job->mailbox;
     mailbox->Post(job);
@@ -207,7 +217,7 @@ void TurnOperation::RunHandedOver(std::chrono::steady_clock::time_point until) {
 
 void TurnOperation::OnOK() {
   if (queued_) return;
-  Settle(Env(), job_, *result_);
+  Settle(Env(), job_, *job_->result);
 }
 
 void TurnOperation::OnError(const Napi::Error&) {

@@ -79,11 +79,15 @@ class TurnOperation final : public Napi::AsyncWorker {
   TurnOperation(Napi::Env env, TurnJob* job, bool resumed);
   // Runs the changes handed to this thread as it released turns, until `until`.
   static void RunHandedOver(std::chrono::steady_clock::time_point until);
+  // Runs `job`'s change holding `turn` (prepares it first and takes its turn when there is
+  // none), prepared again and in another line when its directory was replaced while it waited
+  // (msb::PendingChange::moved); `hand_over`: the next in line may run on this thread. True once
+  // job->result is set; false when the job waits in a line (it is then no longer this thread's).
+  static bool Drive(TurnJob* job, std::optional<msb::Turn> turn, bool hand_over);
 
   TurnJob* job_;
   bool resumed_;         // runs a change whose turn was handed to it
   bool queued_ = false;  // ended without running: the job waits in its file's line
-  std::optional<msb::Status> result_;
   WaitingMark waiting_;
 };
 

@@ -202,7 +202,8 @@ export declare class EditError extends SandboxError {
 }
 /**
  * Code CONFLICT: a write or edit was not made because the file changed since the caller's version
- * (`ifVersion` from stat()), or kept changing between an edit's read and its replacement.
+ * (`ifVersion` from stat()), kept changing between an edit's read and its replacement, or had
+ * its directory replaced by someone else each time the change got its turn.
  * toLLMMessage() tells the model to read the file again.
  */
 export declare class ConflictError extends SandboxError {

@@ -8,7 +8,7 @@
 // holding stat()'s version can make a write or an edit refuse when the file changed since.
 const fs = require('fs');
 const path = require('path');
-const { fork } = require('child_process');
+const { fork, spawnSync } = require('child_process');
 const { Worker } = require('worker_threads');
 const { createMountSandbox, ConflictError, SandboxError } = require('../lib');
 const { RESOLVERS, makeTempLayout, removeDir, settleWithin, expectNoPathUnder, write } = require('./helpers');
@@ -139,6 +139,34 @@ describe.each(RESOLVERS)('concurrent edits of one file (%s resolver)', (resolver
     expect(outcomes.filter((o) => o.status === 'rejected')).toEqual([]);
     await settleWithin(sandbox.edit('/dir/big.txt', token(20), edited(20)), 5000, 'a later edit');
   });
+
+  // A change waits for its turn holding the directory it opened. Someone else (a build tool, git,
+  // a command) replaces that directory meanwhile and moves the file into the new one: the change
+  // must land where the path now leads, or be refused, never resolve into the directory moved
+  // away. The changes ahead read the file and find no match, so they write nothing anywhere.
+  test.each([
+    ['an edit', (sandbox) => sandbox.edit('/dir/big.txt', 'TOKEN', 'EDITED'), (text) => text.includes('EDITED') && !text.includes('TOKEN')],
+    ['a write', (sandbox) => sandbox.write('/dir/big.txt', 'WRITTEN'), (text) => text === 'WRITTEN'],
+  ])('%s waiting for its turn while its directory is replaced lands where the path leads', async (_, change, landed) => {
+    const dir = path.join(layout.root, 'dir');
+    const moved = path.join(layout.root, 'moved');
+    const big = path.join(dir, 'big.txt');
+    fs.writeFileSync(big, `${'x'.repeat(8 << 20)}\nTOKEN\n`);
+    const sandbox = createMountSandbox({ root: layout.root, resolver });
+    const ahead = Array.from({ length: 10 }, () => sandbox.edit('/dir/big.txt', 'ABSENT', 'x').catch((e) => e.code));
+    const outcome = change(sandbox).then(() => 'resolved', (e) => e);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    fs.renameSync(dir, moved);
+    fs.mkdirSync(dir);
+    fs.renameSync(path.join(moved, 'big.txt'), big);
+    expect(await Promise.all(ahead)).toEqual(Array(10).fill('NO_MATCH'));
+    const result = await outcome;
+    if (result !== 'resolved') expect(result).toBeInstanceOf(ConflictError);
+    expect(fs.readdirSync(moved)).toEqual(['notes.txt']); // nothing written into the directory moved away
+    if (result === 'resolved') expect(landed(fs.readFileSync(big, 'utf8'))).toBe(true);
+    // Nobody changes the file now: the change is not refused.
+    expect(result).toBe('resolved');
+  });
 });
 
 // The outside writer: another process that changes the file the moment the sandbox opens it for
@@ -267,6 +295,25 @@ describe.each(RESOLVERS)('version tokens: stat() and ifVersion (%s resolver)', (
     await sandbox.writeBinary('/a.txt', new Uint8Array([104, 105]), { ifVersion: fresh });
     expect(fs.readFileSync(file, 'utf8')).toBe('hi');
     await expect(sandbox.writeBinary('/a.txt', new Uint8Array([1]), { ifVersion: fresh })).rejects.toBeInstanceOf(ConflictError);
+  });
+
+  // The change time is what betrays a change in place that keeps the inode and the size and puts
+  // the modification time back (touch -d, utimes, tar, rsync -t): the version includes it.
+  test('a change in place with the size kept and the modification time put back still changes the version', async () => {
+    const { version } = await sandbox.stat('/a.txt');
+    const before = fs.statSync(file, { bigint: true });
+    await new Promise((resolve) => setTimeout(resolve, 20)); // past the clock tick on any filesystem
+    const fd = fs.openSync(file, 'r+');
+    fs.writeSync(fd, 'ONE', 0);
+    fs.closeSync(fd);
+    fs.utimesSync(file, Number(before.atimeMs) / 1000, Number(before.mtimeMs) / 1000);
+    spawnSync('touch', ['-m', '-d', `@${before.mtimeNs / 1000000000n}.${String(before.mtimeNs % 1000000000n).padStart(9, '0')}`, file]);
+    const after = fs.statSync(file, { bigint: true });
+    expect([after.ino, after.size, after.mtimeNs]).toEqual([before.ino, before.size, before.mtimeNs]);
+    expect((await sandbox.stat('/a.txt')).version).not.toBe(version);
+    await expect(sandbox.write('/a.txt', 'mine\n', { ifVersion: version })).rejects.toBeInstanceOf(ConflictError);
+    await expect(sandbox.edit('/a.txt', 'ONE', 'x', { ifVersion: version })).rejects.toBeInstanceOf(ConflictError);
+    expect(fs.readFileSync(file, 'utf8')).toBe('ONE two three\n');
   });
 
   test('a change by someone else since stat() makes write and edit with that version refuse', async () => {

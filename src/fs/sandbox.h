@@ -72,6 +72,11 @@ class GlobTask;  // glob_walk.h
 // time the file changed between its read and its replacement (someone else wrote it).
 inline constexpr int kEditAttempts = 3;
 
+// How many times a write or an edit is prepared again, and its turn taken again, when the path
+// no longer leads to the directory it prepared with (someone replaced that directory while the
+// change waited for its turn): then conflict.
+inline constexpr int kPrepareAttempts = 3;
+
 // A write or an edit, located, checked and with its directory open, up to the point where it
 // needs its turn on the entry it replaces (FileTurns): run() does the rest while holding it.
 // Keeps views of the data and texts it was prepared with: they must outlive it.
@@ -81,9 +86,14 @@ class PendingChange {
   // The entry whose turn run() must hold; std::nullopt when it needs none (it can only fail).
   const std::optional<EntryKey>& key() const noexcept { return key_; }
   virtual Status run() = 0;
+  // After run() (which then failed with conflict, changing nothing): the path no longer leads to
+  // the directory this change was prepared with and holds the turn for, so it must be prepared
+  // again, for where the path leads now, and wait for that entry's turn (kPrepareAttempts).
+  bool moved() const noexcept { return moved_; }
 
  protected:
   std::optional<EntryKey> key_;
+  bool moved_ = false;
 };
 
 class Sandbox {
@@ -186,7 +196,8 @@ class Sandbox {
           ResolverKind resolver, std::uint32_t max_depth);
   // A glob opens directories as the other operations do, but one slice at a time.
   friend class GlobTask;
-  // sandbox_write.cc: the two kinds of PendingChange.
+  // sandbox_write.cc: the two kinds of PendingChange and what they share.
+  friend class ChangeInDir;
   friend class WriteChange;
   friend class EditChange;
 

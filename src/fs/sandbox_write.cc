@@ -64,11 +64,19 @@ std::string splice(std::string_view text, std::size_t at, std::size_t removed,
   return out;
 }
 
-// Blocks the calling thread for the change's turn (callers without an event loop).
-Status run_in_turn(PendingChange& change) {
-  std::optional<Turn> turn;
-  if (change.key()) turn.emplace(FileTurns::shared().take(*change.key()));
-  return change.run();
+// Prepares a change and runs it, blocking the calling thread for its turn (callers without an
+// event loop); prepared again for where the path leads now when its directory was replaced while
+// it waited (PendingChange::moved).
+template <typename Prepare>
+Status run_in_turn(const Prepare& prepare) {
+  for (int attempt = 1;; ++attempt) {
+    auto change = prepare();
+    if (!change) return change.error();
+    std::optional<Turn> turn;
+    if (change.value()->key()) turn.emplace(FileTurns::shared().take(*change.value()->key()));
+    Status st = change.value()->run();
+    if (!change.value()->moved() || attempt == kPrepareAttempts) return st;
+  }
 }
 
 // What a change saw of its target before it made the new contents, to be found the same just
@@ -103,13 +111,36 @@ Error stale_if_gone(Error e, std::string_view if_version) {
 
 }  // namespace
 
-class WriteChange final : public PendingChange {
+// A change of the entry `name` in the directory it was prepared with (`dir_`, which its turn is
+// keyed by), reached by the path `target_`.
+class ChangeInDir : public PendingChange {
+ protected:
+  ChangeInDir(const Sandbox& sandbox, Sandbox::Target target, UniqueFd dir)
+      : sandbox_(sandbox), target_(std::move(target)), dir_(std::move(dir)) {}
+
+  // Whether the path still leads to dir_. Not when someone replaced the directory (renamed it
+  // away and made a new one, the file moved into it) while the change waited for its turn: the
+  // change would then land in, or judge the name in, a directory the path no longer reaches, and
+  // hold the turn of an entry that is not the one it changes. Then moved_ (conflict): it is
+  // prepared again for where the path leads now.
+  Status still_here() {
+    auto now = sandbox_.open_parent(target_);
+    auto id = now ? file_id(now.value().get()) : Result<FileId>(now.error());
+    if (id && key_ && id.value() == key_->dir) return ok_status();
+    moved_ = true;
+    return Errc::conflict;
+  }
+
+  const Sandbox& sandbox_;
+  Sandbox::Target target_;
+  UniqueFd dir_;
+};
+
+class WriteChange final : public ChangeInDir {
  public:
   WriteChange(const Sandbox& sandbox, Sandbox::Target target, UniqueFd dir, EntryKey key,
               const std::uint8_t* data, std::size_t size, std::string_view if_version)
-      : sandbox_(sandbox),
-        target_(std::move(target)),
-        dir_(std::move(dir)),
+      : ChangeInDir(sandbox, std::move(target), std::move(dir)),
         data_(data),
         size_(size),
         if_version_(if_version) {
@@ -118,6 +149,7 @@ class WriteChange final : public PendingChange {
 
   Status run() override {
     const std::string& name = target_.path.parts.back();
+    if (auto st = still_here(); !st) return st;
     if (if_version_.empty()) return replace_file(dir_.get(), name, data_, size_);
     // The caller's version is of what stat() shows: the file the path leads to.
     auto entry = version_of_entry(dir_.get(), name);
@@ -128,28 +160,25 @@ class WriteChange final : public PendingChange {
     if (!current) return current.error();
     if (version_token(current.value()) != if_version_) return Errc::conflict;
     const Observed seen{entry.value(), current.value(), file.value().get()};
-    return replace_file(dir_.get(), name, data_, size_,
-                        [&] { return check_unchanged(dir_.get(), name, seen); });
+    return replace_file(dir_.get(), name, data_, size_, [&]() -> Status {
+      if (auto st = check_unchanged(dir_.get(), name, seen); !st) return st;
+      return still_here();
+    });
   }
 
  private:
-  const Sandbox& sandbox_;
-  Sandbox::Target target_;
-  UniqueFd dir_;
   const std::uint8_t* data_;
   std::size_t size_;
   std::string_view if_version_;
 };
 
-class EditChange final : public PendingChange {
+class EditChange final : public ChangeInDir {
  public:
   // `dir` invalid: the directory could not be opened, so reading the file fails the same way.
   EditChange(const Sandbox& sandbox, Sandbox::Target target, UniqueFd dir,
              std::optional<EntryKey> key, std::string_view old_text, std::string_view new_text,
              std::string_view if_version)
-      : sandbox_(sandbox),
-        target_(std::move(target)),
-        dir_(std::move(dir)),
+      : ChangeInDir(sandbox, std::move(target), std::move(dir)),
         old_text_(old_text),
         new_text_(new_text),
         if_version_(if_version) {
@@ -160,11 +189,12 @@ class EditChange final : public PendingChange {
     if (!dir_.valid()) {
       auto file = sandbox_.open_file_for_reading(target_);
       if (!file) return stale_if_gone(file.error(), if_version_);
-      return Errc::conflict;  // its directory appeared since it was looked for
+      moved_ = true;  // its directory appeared since it was looked for: prepared again
+      return Errc::conflict;
     }
     for (int attempt = 1;; ++attempt) {
       Status st = attempt_once();
-      if (st || st.error().code != Errc::conflict) return st;
+      if (st || st.error().code != Errc::conflict || moved_) return st;
       // Someone else changed the file between the read and the replacement: read it again,
       // unless the caller's version said which contents it meant.
       if (!if_version_.empty() || attempt == kEditAttempts) return st;
@@ -175,6 +205,8 @@ class EditChange final : public PendingChange {
   Status attempt_once() {
     const Sandbox::Target& t = target_;
     const std::string& name = t.path.parts.back();
+    // The file is read through the path, the new one made in dir_: they must be one directory.
+    if (auto st = still_here(); !st) return st;
     auto entry = version_of_entry(dir_.get(), name);
     if (!entry) return entry.error();
     auto file = sandbox_.open_file_for_reading(t);
@@ -208,12 +240,12 @@ class EditChange final : public PendingChange {
     }
     const Observed seen{entry.value(), before.value(), fd};
     return replace_file(dir_.get(), name, reinterpret_cast<const std::uint8_t*>(updated.data()),
-                        updated.size(), [&] { return check_unchanged(dir_.get(), name, seen); });
+                        updated.size(), [&]() -> Status {
+                          if (auto st = check_unchanged(dir_.get(), name, seen); !st) return st;
+                          return still_here();
+                        });
   }
 
-  const Sandbox& sandbox_;
-  Sandbox::Target target_;
-  UniqueFd dir_;
   std::string_view old_text_;
   std::string_view new_text_;
   std::string_view if_version_;
@@ -264,9 +296,7 @@ Result<std::unique_ptr<PendingChange>> Sandbox::prepare_edit(std::string_view te
 
 Status Sandbox::write(std::string_view text, const std::uint8_t* data, std::size_t size,
                       std::string_view if_version) const {
-  auto change = prepare_write(text, data, size, if_version);
-  if (!change) return change.error();
-  return run_in_turn(*change.value());
+  return run_in_turn([&] { return prepare_write(text, data, size, if_version); });
 }
 
 Status Sandbox::remove(std::string_view text) const {
@@ -281,9 +311,7 @@ Status Sandbox::remove(std::string_view text) const {
 
 Status Sandbox::edit(std::string_view text, std::string_view old_text, std::string_view new_text,
                      std::string_view if_version) const {
-  auto change = prepare_edit(text, old_text, new_text, if_version);
-  if (!change) return change.error();
-  return run_in_turn(*change.value());
+  return run_in_turn([&] { return prepare_edit(text, old_text, new_text, if_version); });
 }
 
 Status Sandbox::make_directory(std::string_view text) const {

@@ -4,6 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -329,6 +332,39 @@ TEST_P(FileOpsTest, ConcurrentEditsOfOneFileAllLand) {
     EXPECT_NE(after.find("edited-" + std::to_string(i) + ";"), std::string::npos) << i;
   }
   EXPECT_EQ(FileTurns::shared().held_count(), 0u);
+}
+
+// A change waiting for its turn holds the directory it opened. Replaced meanwhile (renamed away,
+// a new one made, the file moved into it), the change lands where the path leads now, in that
+// entry's turn, and nothing is written into the directory moved away.
+TEST_P(FileOpsTest, ChangesWaitingWhileTheirDirectoryIsReplacedFollowThePath) {
+  for (const bool edit : {true, false}) {
+    SCOPED_TRACE(edit ? "edit" : "write");
+    std::filesystem::create_directories(root_ / "d");
+    write_host(root_ / "d/f.txt", "TOKEN");
+    auto sb = make();
+    ASSERT_TRUE(sb);
+    struct stat dir;
+    ASSERT_EQ(::stat((root_ / "d").c_str(), &dir), 0);
+    std::optional<Turn> held(FileTurns::shared().take(EntryKey{{dir.st_dev, dir.st_ino}, "f.txt"}));
+    Errc result = Errc::io_error;
+    std::thread change([&] {
+      result =
+          code_of(edit ? sb->edit("/d/f.txt", "TOKEN", "EDITED") : put(*sb, "/d/f.txt", "EDITED"));
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // prepared, waiting for the turn
+    ASSERT_EQ(::rename((root_ / "d").c_str(), (root_ / "moved").c_str()), 0);
+    ASSERT_EQ(::mkdir((root_ / "d").c_str(), 0755), 0);
+    ASSERT_EQ(::rename((root_ / "moved/f.txt").c_str(), (root_ / "d/f.txt").c_str()), 0);
+    held.reset();
+    change.join();
+    EXPECT_EQ(result, Errc::ok);
+    EXPECT_EQ(read_host(root_ / "d/f.txt"), "EDITED");
+    EXPECT_EQ(tree(root_ / "moved"), Strings{});
+    EXPECT_EQ(FileTurns::shared().held_count(), 0u);
+    std::filesystem::remove_all(root_ / "moved");
+    std::filesystem::remove_all(root_ / "d");
+  }
 }
 
 TEST_P(FileOpsTest, WriteAndEditWithAVersion) {
