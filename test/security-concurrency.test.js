@@ -159,7 +159,8 @@ describe.each(RESOLVERS)('concurrent edits of one file (%s resolver)', (resolver
     fs.renameSync(dir, moved);
     fs.mkdirSync(dir);
     fs.renameSync(path.join(moved, 'big.txt'), big);
-    expect(await Promise.all(ahead)).toEqual(Array(10).fill('NO_MATCH'));
+    // One that reads in the instant between the two renames finds no file: it writes nothing either.
+    for (const code of await Promise.all(ahead)) expect(['NO_MATCH', 'NOT_FOUND']).toContain(code);
     const result = await outcome;
     if (result !== 'resolved') expect(result).toBeInstanceOf(ConflictError);
     expect(fs.readdirSync(moved)).toEqual(['notes.txt']); // nothing written into the directory moved away
