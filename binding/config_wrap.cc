@@ -135,55 +135,25 @@ Napi::Object error_details(Napi::Env env, const msb::Error& error) {
 // One config file step on the threadpool, settling with { <value> } or { error: details }: the
 // facade turns the latter into an UnreadableConfigError naming the file.
 template <typename T>
-class ConfigFileTask final : public Napi::AsyncWorker {
+class ConfigFileTask final : public PromiseTask<T> {
  public:
-  using Work = std::function<msb::Result<T>()>;
-  using Convert = Napi::Value (*)(Napi::Env, T&);
+  using typename PromiseTask<T>::Work;
+  using typename PromiseTask<T>::Convert;
 
   static Napi::Promise Start(Napi::Env env, Work work, Convert convert) {
-    auto* task = new ConfigFileTask(env, std::move(work), convert);
-    Napi::Promise promise = task->deferred_.Promise();
-    task->waiting_.queued();
-    task->Queue();
-    return promise;
+    return (new ConfigFileTask(env, std::move(work), convert))->QueueForPromise();
   }
 
  protected:
-  void Execute() override {
-    waiting_.started();
-    result_.emplace(work_());
+  void settle_error(Napi::Env env, const msb::Error& error) override {
+    Napi::Object out = Napi::Object::New(env);
+    out.Set("error", error_details(env, error));
+    this->deferred_.Resolve(out);
   }
-
-  void OnOK() override {
-    Napi::Env env = Env();
-    Napi::HandleScope scope(env);
-    try {
-      if (result_->ok()) {
-        deferred_.Resolve(convert_(env, result_->value()));
-      } else {
-        Napi::Object out = Napi::Object::New(env);
-        out.Set("error", error_details(env, result_->error()));
-        deferred_.Resolve(out);
-      }
-    } catch (const Napi::Error& e) {
-      deferred_.Reject(e.Value());
-    }
-  }
-
-  void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
 
  private:
   ConfigFileTask(Napi::Env env, Work work, Convert convert)
-      : Napi::AsyncWorker(env, "mount-sandbox"),
-        deferred_(Napi::Promise::Deferred::New(env)),
-        work_(std::move(work)),
-        convert_(convert) {}
-
-  Napi::Promise::Deferred deferred_;
-  Work work_;
-  Convert convert_;
-  std::optional<msb::Result<T>> result_;
-  WaitingMark waiting_;
+      : PromiseTask<T>(env, std::move(work), convert) {}
 };
 
 // The opened file JS holds between opening and reading (while it judges where the file lies):

@@ -48,30 +48,31 @@ class WaitingMark {
   bool counted_ = false;
 };
 
+// One core call on the threadpool, settling a promise on the JS thread: its value through
+// `convert`, its error as the derived class says (settle_error).
 template <typename T>
-class Operation final : public Napi::AsyncWorker {
+class PromiseTask : public Napi::AsyncWorker {
  public:
   using Work = std::function<msb::Result<T>()>;
   using Convert = Napi::Value (*)(Napi::Env, T&);
 
-  // `owner` is the JS sandbox, kept alive (with its error factory) until the promise settles.
-  static Napi::Promise Start(const Napi::Object& owner, const Napi::FunctionReference& factory,
-                             std::string virtual_path, Work work, Convert convert) {
-    return Start(owner, factory, std::vector<std::string>{std::move(virtual_path)}, std::move(work),
-                 convert);
-  }
+ protected:
+  PromiseTask(Napi::Env env, Work work, Convert convert)
+      : Napi::AsyncWorker(env, "mount-sandbox"),
+        deferred_(Napi::Promise::Deferred::New(env)),
+        work_(std::move(work)),
+        convert_(convert) {}
 
-  // Several paths (move, copy, attachments): an error names the one its Error::index points at.
-  static Napi::Promise Start(const Napi::Object& owner, const Napi::FunctionReference& factory,
-                             std::vector<std::string> virtual_paths, Work work, Convert convert) {
-    auto* op = new Operation(owner, factory, std::move(virtual_paths), std::move(work), convert);
-    Napi::Promise promise = op->deferred_.Promise();
-    op->waiting_.queued();
-    op->Queue();
+  // Queues the task; the promise it settles.
+  Napi::Promise QueueForPromise() {
+    Napi::Promise promise = deferred_.Promise();
+    waiting_.queued();
+    Queue();
     return promise;
   }
 
- protected:
+  virtual void settle_error(Napi::Env env, const msb::Error& error) = 0;
+
   void Execute() override {
     waiting_.started();
     result_.emplace(work_());
@@ -85,9 +86,7 @@ class Operation final : public Napi::AsyncWorker {
       if (result_->ok()) {
         deferred_.Resolve(convert_(env, result_->value()));
       } else {
-        const msb::Error& error = result_->error();
-        const std::size_t which = error.index < paths_.size() ? error.index : 0;
-        deferred_.Reject(make_error(owner_.Value(), factory_, error, paths_[which]));
+        settle_error(env, result_->error());
       }
     } catch (const Napi::Error& e) {
       deferred_.Reject(e.Value());
@@ -96,25 +95,53 @@ class Operation final : public Napi::AsyncWorker {
 
   void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
 
- private:
-  Operation(const Napi::Object& owner, const Napi::FunctionReference& factory,
-            std::vector<std::string> virtual_paths, Work work, Convert convert)
-      : Napi::AsyncWorker(owner.Env(), "mount-sandbox"),
-        deferred_(Napi::Promise::Deferred::New(owner.Env())),
-        owner_(Napi::Persistent(owner)),
-        factory_(factory),
-        paths_(std::move(virtual_paths)),
-        work_(std::move(work)),
-        convert_(convert) {}
-
   Napi::Promise::Deferred deferred_;
-  Napi::ObjectReference owner_;
-  const Napi::FunctionReference& factory_;  // owned by the SandboxWrap that owner_ keeps alive
-  std::vector<std::string> paths_;          // never empty
+
+ private:
   Work work_;
   Convert convert_;
   std::optional<msb::Result<T>> result_;
   WaitingMark waiting_;
+};
+
+// A sandbox's file operation: its error rejects the promise with the facade's error class.
+template <typename T>
+class Operation final : public PromiseTask<T> {
+ public:
+  using typename PromiseTask<T>::Work;
+  using typename PromiseTask<T>::Convert;
+
+  // `owner` is the JS sandbox, kept alive (with its error factory) until the promise settles.
+  static Napi::Promise Start(const Napi::Object& owner, const Napi::FunctionReference& factory,
+                             std::string virtual_path, Work work, Convert convert) {
+    return Start(owner, factory, std::vector<std::string>{std::move(virtual_path)}, std::move(work),
+                 convert);
+  }
+
+  // Several paths (move, copy, attachments): an error names the one its Error::index points at.
+  static Napi::Promise Start(const Napi::Object& owner, const Napi::FunctionReference& factory,
+                             std::vector<std::string> virtual_paths, Work work, Convert convert) {
+    auto* op = new Operation(owner, factory, std::move(virtual_paths), std::move(work), convert);
+    return op->QueueForPromise();
+  }
+
+ protected:
+  void settle_error(Napi::Env, const msb::Error& error) override {
+    const std::size_t which = error.index < paths_.size() ? error.index : 0;
+    this->deferred_.Reject(make_error(owner_.Value(), factory_, error, paths_[which]));
+  }
+
+ private:
+  Operation(const Napi::Object& owner, const Napi::FunctionReference& factory,
+            std::vector<std::string> virtual_paths, Work work, Convert convert)
+      : PromiseTask<T>(owner.Env(), std::move(work), convert),
+        owner_(Napi::Persistent(owner)),
+        factory_(factory),
+        paths_(std::move(virtual_paths)) {}
+
+  Napi::ObjectReference owner_;
+  const Napi::FunctionReference& factory_;  // owned by the SandboxWrap that owner_ keeps alive
+  std::vector<std::string> paths_;          // never empty
 };
 
 // A long operation as a chain of short threadpool tasks. A task runs slices while no one-task
