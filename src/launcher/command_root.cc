@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/mount.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -309,6 +310,100 @@ Status set_read_only(const char* path) {
   return ok_status();
 }
 
+// What a procfs of the command's own still tells of the host: the boot id (the same for every
+// process since the host booted) and the keys of every user whose uid is mapped, by description
+// (the "user" key type lets its owner view it, whatever keyring holds it). Covered, as container
+// runtimes do, by files made in the root's /proc directory before procfs hides them there.
+constexpr const char* kHiddenBootId = "proc/.boot_id";
+constexpr const char* kHiddenEmpty = "proc/.empty";
+
+struct ProcMask {
+  const char* target;  // in the mounted procfs
+  bool boot_id;        // covered by the run's boot id, else by an empty file
+};
+constexpr ProcMask kProcMasks[] = {
+    {"proc/sys/kernel/random/boot_id", true},
+    {"proc/keys", false},
+    {"proc/key-users", false},
+};
+
+// A version 4 UUID, new for each run, as the kernel formats a boot id.
+std::string random_boot_id() {
+  unsigned char bytes[16] = {};
+  std::size_t got = 0;
+  while (got < sizeof bytes) {
+    const ssize_t n = ::getrandom(bytes + got, sizeof bytes - got, 0);
+    if (n > 0) got += static_cast<std::size_t>(n);
+  }
+  bytes[6] = static_cast<unsigned char>((bytes[6] & 0x0f) | 0x40);
+  bytes[8] = static_cast<unsigned char>((bytes[8] & 0x3f) | 0x80);
+  constexpr char kHex[] = "0123456789abcdef";
+  std::string text;
+  for (std::size_t i = 0; i < sizeof bytes; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) text.push_back('-');
+    text.push_back(kHex[bytes[i] >> 4]);
+    text.push_back(kHex[bytes[i] & 0x0f]);
+  }
+  text.push_back('\n');
+  return text;
+}
+
+// Relative to the new root, still ours to write: it is made read-only once entered.
+Status make_hidden_file(const char* path, const std::string& text) {
+  UniqueFd fd(::open(path, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444));
+  if (!fd.valid()) return sys_failure(SysOp::open, errno);
+  if (::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size()))
+    return sys_failure(SysOp::write, errno);
+  return ok_status();
+}
+
+Status make_proc_mask_files() {
+  if (Status s = make_hidden_file(kHiddenBootId, random_boot_id()); !s) return s;
+  return make_hidden_file(kHiddenEmpty, "");
+}
+
+// Where the procfs could not be mounted, the files would be all the command finds in /proc.
+void remove_proc_mask_files() {
+  ::unlink(kHiddenBootId);
+  ::unlink(kHiddenEmpty);
+}
+
+// Read-only binds of the hidden files, from descriptors opened before the procfs covered them. An
+// entry this kernel lacks (no keyrings) needs no mask.
+Status mask_proc(const UniqueFd& boot_id, const UniqueFd& empty) {
+  for (const ProcMask& mask : kProcMasks) {
+    UniqueFd place(::open(mask.target, O_PATH | O_NOFOLLOW | O_CLOEXEC));
+    if (!place.valid() && errno == ENOENT) continue;
+    if (!place.valid()) return sys_failure(SysOp::open, errno);
+    const UniqueFd& source = mask.boot_id ? boot_id : empty;
+    if (Status s = attach(source.get(), place.get(), kReadOnly); !s) return s;
+  }
+  return ok_status();
+}
+
+// The procfs, masked, with the process limit written into it and then read-only. False (and no
+// trace left) where the kernel refuses a procfs here.
+Result<bool> mount_private_proc(const ExecLimits& limits, RootEntered& entered) {
+  if (Status s = make_proc_mask_files(); !s) return s.error();
+  UniqueFd boot_id(::open(kHiddenBootId, O_PATH | O_NOFOLLOW | O_CLOEXEC));
+  UniqueFd empty(::open(kHiddenEmpty, O_PATH | O_NOFOLLOW | O_CLOEXEC));
+  if (!boot_id.valid() || !empty.valid()) return sys_failure(SysOp::open, errno);
+  // Before the host's root goes: the kernel mounts a procfs only where one is fully visible.
+  if (::mount("proc", "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
+    remove_proc_mask_files();
+    return false;
+  }
+  // PID namespaces have their own pid_max since Linux 6.14: the command's processes and
+  // threads together, whoever it runs as (RLIMIT_NPROC spares root).
+  if (limits.processes > 0) {
+    entered.process_limit = static_cast<bool>(
+        write_at("proc/sys/kernel/pid_max", std::to_string(limits.processes + 1)));
+  }
+  if (Status s = mask_proc(boot_id, empty); !s) return s.error();
+  if (Status s = set_read_only("proc"); !s) return s.error();
+  return true;
+}
+
 }  // namespace
 
 void note_system_links(ExecPolicy& policy) {
@@ -347,17 +442,9 @@ Result<UniqueFd> build_root(const ExecPolicy& policy, const std::vector<UniqueFd
 Result<RootEntered> enter_root(const UniqueFd& root, const ExecLimits& limits) {
   RootEntered entered;
   if (::fchdir(root.get()) != 0) return sys_failure(SysOp::fchdir, errno);
-  // Before the host's root goes: the kernel mounts a procfs only where one is fully visible.
-  entered.proc = ::mount("proc", "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0;
-  if (entered.proc) {
-    // PID namespaces have their own pid_max since Linux 6.14: the command's processes and
-    // threads together, whoever it runs as (RLIMIT_NPROC spares root).
-    if (limits.processes > 0) {
-      entered.process_limit = static_cast<bool>(
-          write_at("proc/sys/kernel/pid_max", std::to_string(limits.processes + 1)));
-    }
-    if (Status s = set_read_only("proc"); !s) return s.error();
-  }
+  auto proc = mount_private_proc(limits, entered);
+  if (!proc) return proc.error();
+  entered.proc = proc.value();
   if (::syscall(SYS_pivot_root, ".", ".") != 0) return sys_failure(SysOp::pivot_root, errno);
   if (::umount2(".", MNT_DETACH) != 0) return sys_failure(SysOp::umount2, errno);
   if (::chdir("/") != 0) return sys_failure(SysOp::chdir, errno);
