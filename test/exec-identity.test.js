@@ -43,6 +43,16 @@ describe('host identity', () => {
     expect(result.enforcement.layers).toContain('uts-namespace');
   });
 
+  needs('uts-namespace')('[uts-namespace] with the network off, /etc/hosts names the command\'s host, not the host\'s', async () => {
+    const result = await run(sandbox, ['sh', '-c',
+      'cat /etc/hosts; echo "sandbox: $(getent hosts sandbox)"; echo "localhost: $(getent hosts localhost)"']);
+    const words = result.stdout.split(/\s+/);
+    expect(words).not.toContain(os.hostname());
+    expect(words).not.toContain(os.hostname().split('.')[0]);
+    expect(result.stdout).toMatch(/^sandbox: 127\.0\.1\.1\s+sandbox$/m);
+    expect(result.stdout).toMatch(/^localhost: (127\.0\.0\.1|::1)\s+localhost/m);
+  });
+
   needs('private-proc')('[private-proc] the boot id is one of the run\'s own, not the host\'s', async () => {
     const host = fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
     const read = ['cat', '/proc/sys/kernel/random/boot_id'];

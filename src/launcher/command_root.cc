@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "common/path.h"
+#include "launcher/host_identity.h"
 
 namespace msb {
 namespace {
@@ -104,6 +105,27 @@ Status attach(int source, int place, std::uint64_t attrs) {
       0) {
     return sys_failure(SysOp::move_mount, errno);
   }
+  return ok_status();
+}
+
+// With the network off, /etc/hosts is one of the run's own: the host's often names the host
+// (127.0.1.1 <hostname>), and only the command's loopback is there to reach.
+constexpr std::string_view kHostsFile = "/etc/hosts";
+
+bool replaced_by_own(const ExecPolicy& policy, const ExecPath& entry) {
+  return !policy.network && entry.target == kHostsFile;
+}
+
+Status make_own_hosts_file(int root) {
+  auto etc = open_place(root, "/etc", Create::directory);
+  if (!etc) return etc.error();
+  UniqueFd fd(::openat(etc.value().get(), "hosts",
+                       O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644));
+  if (!fd.valid()) return sys_failure(SysOp::openat, errno);
+  const std::string text = std::string("127.0.0.1\tlocalhost\n127.0.1.1\t") + kNeutralHostname +
+                           "\n::1\tlocalhost ip6-localhost ip6-loopback\n";
+  if (::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size()))
+    return sys_failure(SysOp::write, errno);
   return ok_status();
 }
 
@@ -209,7 +231,7 @@ std::vector<Placement> plan_placements(const ExecPolicy& policy, const std::vect
   std::vector<Placement> plan;
   std::vector<std::uint64_t> attrs(policy.paths.size(), kReadOnly);
   for (std::size_t i = 0; i < policy.paths.size(); ++i) {
-    if (!placed(policy.paths[i], fds[i])) continue;
+    if (!placed(policy.paths[i], fds[i]) || replaced_by_own(policy, policy.paths[i])) continue;
     attrs[i] = direct_attrs(policy, policy.paths[i]);
     plan.push_back({policy.paths[i].target, i, Kind::bind, attrs[i]});
   }
@@ -257,7 +279,7 @@ Status place_all(int root, const ExecPolicy& policy, const std::vector<UniqueFd>
 
 Status make_links(int root, const ExecPolicy& policy) {
   for (const ExecPath& entry : policy.paths) {
-    if (entry.link.empty() || entry.target.empty()) continue;
+    if (entry.link.empty() || entry.target.empty() || replaced_by_own(policy, entry)) continue;
     const std::string target = entry.target;
     const std::size_t slash = target.rfind('/');
     auto dir = open_place(root, target.substr(0, slash), Create::directory);
@@ -436,6 +458,9 @@ Result<UniqueFd> build_root(const ExecPolicy& policy, const std::vector<UniqueFd
   if (Status s = place_all(root.get(), policy, fds); !s) return s.error();
   if (Status s = make_links(root.get(), policy); !s) return s.error();
   if (Status s = make_skeleton(root.get()); !s) return s.error();
+  if (!policy.network) {
+    if (Status s = make_own_hosts_file(root.get()); !s) return s.error();
+  }
   return root;
 }
 
