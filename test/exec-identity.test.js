@@ -29,6 +29,14 @@ function fields(stdout) {
 }
 
 describe('host identity', () => {
+  // The tests below are skipped where their layer is missing; every kernel with Landlock (5.13+)
+  // has all of these wherever it has user namespaces, so a missing one here is a launcher fault.
+  needs(['user-namespace', 'landlock-fs'])('[user-namespace] with user namespaces, the UTS and cgroup namespaces, the inotify limit and an own session keyring are applied too', async () => {
+    const result = await run(sandbox, ['true']);
+    expect(result.enforcement.layers).toEqual(expect.arrayContaining(
+      ['uts-namespace', 'cgroup-namespace', 'inotify-limit', 'own-session-keyring']));
+  });
+
   needs('uts-namespace')('[uts-namespace] the command sees a hostname of its own, not the host\'s', async () => {
     const result = await run(sandbox, ['sh', '-c',
       'echo "uname: $(uname -n)"; echo "proc: $(cat /proc/sys/kernel/hostname)"; ' +
@@ -170,6 +178,18 @@ print("ok" if fd >= 0 else "errno %d" % ctypes.get_errno())
 
 describe('kernel objects of the user', () => {
   const hostLimit = () => Number(fs.readFileSync('/proc/sys/user/max_inotify_instances', 'utf8'));
+
+  needs('inotify-limit')('[inotify-limit] the command\'s user namespace allows half of each of the user\'s inotify and fanotify limits', async () => {
+    const names = ['max_inotify_instances', 'max_inotify_watches', 'max_fanotify_groups', 'max_fanotify_marks']
+      .filter((name) => fs.existsSync(`/proc/sys/user/${name}`));
+    const result = await run(sandbox, ['sh', '-c', names.map((n) => `echo "${n}: $(cat /proc/sys/user/${n})"`).join('; ')]);
+    const seen = fields(result.stdout);
+    for (const name of names) {
+      const host = Number(fs.readFileSync(`/proc/sys/user/${name}`, 'utf8'));
+      expect([name, Number(seen[name])]).toEqual([name, Math.floor(host / 2)]);
+    }
+    if (names.includes('max_fanotify_groups')) expect(result.enforcement.layers).toContain('fanotify-limit');
+  });
 
   (fs.existsSync(PYTHON) ? needs('inotify-limit') : withPython)('[inotify-limit] the command takes at most half the user\'s inotify instances; the host still gets one while it holds them', async () => {
     const release = path.join(root, 'release');
