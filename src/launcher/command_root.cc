@@ -121,6 +121,8 @@ Status make_own_hosts_file(int root) {
   if (!etc) return etc.error();
   UniqueFd fd(::openat(etc.value().get(), "hosts",
                        O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644));
+  // A host /etc bound whole (hostReadPaths) keeps the host's file.
+  if (!fd.valid() && (errno == EEXIST || errno == EROFS)) return ok_status();
   if (!fd.valid()) return sys_failure(SysOp::openat, errno);
   const std::string text = std::string("127.0.0.1\tlocalhost\n127.0.1.1\t") + kNeutralHostname +
                            "\n::1\tlocalhost ip6-localhost ip6-loopback\n";

@@ -201,15 +201,12 @@ struct Namespaces {
   bool network = false;
 };
 
-// The host's name stays the host's where the kernel refused the UTS namespace.
+// The host's name stays the host's where the kernel refused the UTS namespace (or its naming).
 void name_host(bool own_uts, Layers& layers) {
-  if (!own_uts) {
+  if (own_uts && msb::name_neutral_host())
+    layers.apply("uts-namespace");
+  else
     layers.miss("uts-namespace");
-    return;
-  }
-  if (msb::Status named = msb::name_neutral_host(); !named)
-    fail(msb::LaunchStage::namespaces, named.error());
-  layers.apply("uts-namespace");
 }
 
 // Inotify and fanotify limits are the user's across the host: without a share of its own, one
