@@ -158,6 +158,9 @@ function run(policy, opts) {
     let child;
     try {
       child = spawn(launcherPath(), [], {
+        // Its argv[0] is what the command reads in /proc/1/cmdline: not where the package is
+        // installed (the user's project or home).
+        argv0: 'msb-launch',
         stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe'],
         env: {}, // nothing from our environment reaches the launcher (LD_PRELOAD and the like)
         cwd: '/',

@@ -25,6 +25,7 @@
 
 #include "launcher/command_root.h"
 #include "launcher/exec_policy.h"
+#include "launcher/host_identity.h"
 #include "launcher/landlock.h"
 #include "launcher/launch_stage.h"
 #include "launcher/namespace_layer.h"
@@ -200,9 +201,34 @@ struct Namespaces {
   bool network = false;
 };
 
+// The host's name stays the host's where the kernel refused the UTS namespace (or its naming).
+void name_host(bool own_uts, Layers& layers) {
+  if (own_uts && msb::name_neutral_host())
+    layers.apply("uts-namespace");
+  else
+    layers.miss("uts-namespace");
+}
+
+// Inotify and fanotify limits are the user's across the host: without a share of its own, one
+// command could take them all and leave the user's other processes (editors, build watchers,
+// systemd when it is root) none until it ends.
+void share_notify_limits(const msb::NotifyLimits& host, Layers& layers) {
+  const msb::NotifyLimitsSet set = msb::share_notify_limits(host);
+  if (set.inotify)
+    layers.apply("inotify-limit");
+  else
+    layers.miss("inotify-limit");
+  if (set.fanotify)
+    layers.apply("fanotify-limit");
+  else
+    layers.miss("fanotify-limit");
+}
+
 Namespaces enter_namespaces(const msb::ExecPolicy& policy, Layers& layers) {
   int err = 0;
   if (policy.namespaces != msb::NamespaceMode::off) {
+    // Read in the namespace we start in: the new one's own limits start unlimited.
+    const msb::NotifyLimits host_limits = msb::read_notify_limits();
     auto entered = msb::enter_namespaces(!policy.network);
     if (entered) {
       layers.apply("user-namespace");
@@ -218,6 +244,8 @@ Namespaces enter_namespaces(const msb::ExecPolicy& policy, Layers& layers) {
         layers.apply("no-nested-user-namespaces");
       else
         layers.miss("no-nested-user-namespaces");
+      name_host(entered.value().uts, layers);
+      share_notify_limits(host_limits, layers);
       return {true, entered.value().network};
     }
     if (entered.error().code != msb::Errc::unsupported)
@@ -233,6 +261,22 @@ Namespaces enter_namespaces(const msb::ExecPolicy& policy, Layers& layers) {
   }
   layers.miss("namespaces");
   return {};
+}
+
+// Last of the namespaces: its root is the cgroup the launcher is in when it is made.
+void enter_cgroup_namespace(Layers& layers) {
+  if (msb::enter_cgroup_namespace())
+    layers.apply("cgroup-namespace");
+  else
+    layers.miss("cgroup-namespace");
+}
+
+// Before seccomp refuses keyctl: the command then possesses no key of the caller's session.
+void join_own_session_keyring(Layers& layers) {
+  if (msb::join_own_session_keyring())
+    layers.apply("own-session-keyring");
+  else
+    layers.miss("own-session-keyring");
 }
 
 // A policy path that cannot be opened, or now names another inode than the sandbox pinned.
@@ -339,6 +383,9 @@ void add_root_rules(msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds) {
                            const msb::UniqueFd& root, bool own_network, Layers& layers,
                            int status_pipe) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // The command could otherwise read our mappings, executable and environment in /proc/1 (where
+  // the launcher is installed), were it to hold a capability; its own exec makes it dumpable again.
+  if (::prctl(PR_SET_DUMPABLE, 0) != 0) fail(msb::LaunchStage::root, errno, msb::SysOp::prctl);
   pollfd parent_alive{status_pipe, POLLOUT, 0};
   if (::poll(&parent_alive, 1, 0) < 0 || (parent_alive.revents & POLLERR) != 0)
     ::_exit(kLaunchFailed);
@@ -431,10 +478,14 @@ int main(int argc, char**) {
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail(msb::LaunchStage::no_new_privs, errno);
   Layers layers;
   layers.apply("no-new-privs");
+  join_own_session_keyring(layers);
   msb::note_system_links(policy);
   if (msb::Status canonical = msb::canonicalize_paths(policy); !canonical)
     fail_path(canonical.error());
   const Namespaces ns = enter_namespaces(policy, layers);
+  // Moves into another cgroup (one of the command's own) belong above this line: the cgroup
+  // namespace is rooted where the launcher is when it is entered.
+  if (ns.entered) enter_cgroup_namespace(layers);
   msb::merge_duplicate_paths(policy, ns.entered);
   std::vector<msb::UniqueFd> fds = open_paths(policy);
   if (ns.entered) {

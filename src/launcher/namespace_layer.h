@@ -15,11 +15,13 @@ bool needs_read_only_binds(const ExecPolicy& policy) noexcept;
 
 struct NamespacesEntered {
   bool network = false;  // a network namespace of its own, loopback up
+  bool uts = false;      // a UTS namespace of its own, still named as the host
 };
 
 // Enters new user, mount, PID and IPC namespaces (the PID namespace applies to children forked
-// afterwards), keeping our uid and gid, and a network namespace when `own_network`: where the
-// kernel refuses that one alone, the rest is entered without it. Our mounts become private.
+// afterwards), keeping our uid and gid, a UTS namespace, and a network namespace when
+// `own_network`: where the kernel refuses the UTS or network namespace alone, the rest is entered
+// without it. Our mounts become private.
 // Fails with unsupported when the kernel refuses (then nothing changed), io_error (sys_errno)
 // when the id maps cannot be written or loopback not brought up.
 Result<NamespacesEntered> enter_namespaces(bool own_network);
