@@ -60,7 +60,7 @@ describe('[cleanup] names the next run trusts that did not exist', () => {
     expect(fs.readFileSync(path.join(proj, 'src', 'made.txt'), 'utf8')).toBe('kept\n');
     expect(result.removedAfterRun).toEqual(['/workers', '/.workers']);
     expect(notes(result.stderr)).toEqual([
-      'Note: the command created /workers and /.workers, which the next run would trust; they were removed after it ended.',
+      'Note: the command created /workspace/workers and /workspace/.workers, which the next run would trust; they were removed after it ended.',
     ]);
     expect(result.stderr).not.toContain(base);
   });

@@ -1,0 +1,144 @@
+'use strict';
+
+// Names the next run would trust that do not exist (a worker directory, a config name; git's own,
+// lib/git-protect.js): a mount cannot be bound at a name that does not exist, so sandbox.exec()
+// watches them instead. Those that exist by the time a command starts are bound read-only with
+// the other protected files; what a command creates at the others is removed when it has ended,
+// and reported in the sandbox's virtual paths (result.removedAfterRun and a note to the model).
+const { fs, path } = require('./builtins');
+const { makeRemovable } = require('./cleanup');
+const { viewPath } = require('./exec-view');
+const { isWithin } = require('./paths');
+
+const WRITABLE = new Set(['write', 'writeKeep']);
+
+// The mount (an execPaths entry with a target) whose source holds `host` most closely.
+function mountOf(host, sandboxPaths) {
+  return sandboxPaths
+    .filter((e) => e.target !== undefined && isWithin(host, e.path))
+    .sort((a, b) => b.path.length - a.path.length)[0];
+}
+
+/**
+ * The sandbox's virtual path of a host path, or null when no mount of this view holds it.
+ * @param {string} host
+ * @param {{ path: string, target?: string }[]} sandboxPaths the sandbox's execPaths()
+ */
+function virtualPathOf(host, sandboxPaths) {
+  const mount = mountOf(host, sandboxPaths);
+  if (mount === undefined) return null;
+  const rel = path.relative(mount.path, host);
+  return rel === '' ? mount.target : path.posix.join(mount.target, rel);
+}
+
+const existsNoFollow = (file) => fs.promises.lstat(file).then(() => true, () => false);
+
+/**
+ * Splits the names the next run trusts, as they are when a command starts: `bind`, those that
+ * exist now (host paths, bound read-only like the protected files); `watch`, those that do not
+ * and lie in a writable mount of this view ({ host, root }: the mount's source, which the command
+ * cannot rename, is where the removal walks down from). Names no writable mount holds cannot be
+ * created by the command and are left alone.
+ * @param {string[]} names host paths
+ * @param {{ path: string, access: string, target?: string }[]} sandboxPaths
+ */
+async function namesToWatch(names, sandboxPaths) {
+  const bind = [];
+  const watch = [];
+  for (const host of names) {
+    if (await existsNoFollow(host)) {
+      if (fs.existsSync(host)) bind.push(host);
+      continue;
+    }
+    const mount = mountOf(host, sandboxPaths);
+    if (mount !== undefined && WRITABLE.has(mount.access)) watch.push({ host, root: mount.path });
+  }
+  return { bind, watch };
+}
+
+// Removes what is at `file` (a link or a file itself, a directory with all it holds).
+async function removeEntry(file) {
+  const st = await fs.promises.lstat(file);
+  if (st.isDirectory()) {
+    await makeRemovable(file);
+    await fs.promises.rm(file, { recursive: true, force: true });
+  } else {
+    await fs.promises.unlink(file);
+  }
+}
+
+// (Not `instanceof Error`: under a test runner's realm fs errors are not.)
+const lstatOrError = (file) => fs.promises.lstat(file).then((stat) => ({ stat, error: null }), (error) => ({ stat: null, error }));
+
+// The entry to remove on the way from the mount's source to `host`: `host` when it appeared, a
+// symbolic link planted on the way (the link itself: what it leads to is not the command's), or
+// null when nothing appeared. A directory on the way that we may not search (mode 000) is made
+// removable first: the command made it so.
+async function appearedOnTheWay(host, root) {
+  const parts = path.relative(root, host).split(path.sep);
+  let at = root;
+  for (let i = 0; i < parts.length; i++) {
+    const parent = at;
+    at = path.join(at, parts[i]);
+    let got = await lstatOrError(at);
+    if (got.error && got.error.code === 'EACCES') {
+      await makeRemovable(parent);
+      got = await lstatOrError(at);
+    }
+    if (got.error) {
+      if (got.error.code === 'ENOENT' || got.error.code === 'ENOTDIR') return null;
+      throw got.error;
+    }
+    const st = got.stat;
+    if (i === parts.length - 1 || st.isSymbolicLink()) return at;
+    if (!st.isDirectory()) return null; // a file where a directory would be: the name cannot exist
+  }
+  return null;
+}
+
+/**
+ * Removes what appeared at the watched names, never following a symbolic link. Call it only once
+ * no process of the command is left (a PID namespace): nothing then swaps a directory for a link
+ * while we walk. Returns host paths: `removed`, and `failed` (what could not be removed).
+ * @param {{ host: string, root: string }[]} watch
+ * @returns {Promise<{ removed: string[], failed: string[] }>}
+ */
+async function removeAppeared(watch) {
+  const removed = [];
+  const failed = [];
+  for (const { host, root } of watch) {
+    let entry = null;
+    try {
+      entry = await appearedOnTheWay(host, root);
+      if (entry === null || removed.includes(entry)) continue;
+      await removeEntry(entry);
+      removed.push(entry);
+    } catch {
+      failed.push(entry ?? host);
+    }
+  }
+  return { removed, failed };
+}
+
+/**
+ * What to tell the caller and the model about names removed after a run, given as host paths
+ * (from removeAppeared, or git protection's own removal): their virtual paths, in order and once
+ * each, and the note (null when nothing was removed). Never a host path: one no mount of this
+ * view holds is left out.
+ * @param {string[]} hostPaths
+ * @param {{ path: string, target?: string }[]} sandboxPaths
+ * @param {{ workspace: string } | null} view the command's root, where it had one
+ */
+function removalReport(hostPaths, sandboxPaths, view) {
+  const virtual = [...new Set(hostPaths.map((p) => virtualPathOf(p, sandboxPaths)).filter((p) => p !== null))];
+  if (virtual.length === 0) return { removedAfterRun: [], note: null };
+  const shown = virtual.map((p) => (view ? viewPath(view.workspace, p) : p));
+  const list = shown.length === 1 ? shown[0] : `${shown.slice(0, -1).join(', ')} and ${shown[shown.length - 1]}`;
+  const one = shown.length === 1;
+  return {
+    removedAfterRun: virtual,
+    note: `Note: the command created ${list}, which the next run would trust; ${one ? 'it was' : 'they were'} removed after it ended.`,
+  };
+}
+
+module.exports = { virtualPathOf, namesToWatch, removeAppeared, removalReport };
