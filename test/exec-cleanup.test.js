@@ -146,6 +146,34 @@ describe('[cleanup] names the next run trusts that did not exist', () => {
   });
 });
 
+describe('[cleanup] git names planted by a command', () => {
+  needs('pid-namespace')('a planted commondir is reported in the sandbox\'s virtual paths', async () => {
+    const dir = path.join(base, 'repo');
+    fs.mkdirSync(path.join(dir, '.git'), { recursive: true });
+    const sandbox = ms.createMountSandbox({ root: dir });
+    const result = await run(sandbox, ['sh', '-c', 'echo /elsewhere > .git/commondir']);
+    expect(result.exitCode).toBe(0);
+    expect(result.removedAfterRun).toEqual(['/.git/commondir']);
+    expect(notes(result.stderr)).toEqual([
+      'Note: the command created /workspace/.git/commondir, which the next run would trust; it was removed after it ended.',
+    ]);
+    expect(await exists(path.join(dir, '.git', 'commondir'))).toBe(false);
+  });
+
+  needs('pid-namespace')('a mode-000 directory planted as config.worktree never makes exec reject', async () => {
+    const dir = path.join(base, 'repo');
+    fs.mkdirSync(path.join(dir, '.git'), { recursive: true });
+    const sandbox = ms.createMountSandbox({ root: dir });
+    const result = await run(sandbox, ['sh', '-c',
+      'mkdir -p .git/config.worktree/d && echo x > .git/config.worktree/d/f && chmod 000 .git/config.worktree/d .git/config.worktree && echo done']);
+    expect(result.stdout).toBe('done\n');
+    // Removed where we may (root, or once git protection makes it removable), else reported.
+    const gone = !(await exists(path.join(dir, '.git', 'config.worktree')));
+    expect(gone ? result.removedAfterRun : result.cleanupFailed).toEqual(['/.git/config.worktree']);
+    expect(JSON.stringify(result)).not.toContain(base);
+  });
+});
+
 describe('[cleanup] the private /tmp as an unprivileged user', () => {
   let tmpRoot;
   beforeEach(() => {
