@@ -334,7 +334,7 @@ async function cleanUp(state) {
   }
   if (withPidNamespace(state.enforced)) {
     for (const file of planted) (isLink(file) || fs.existsSync(file) ? failed : removed).push(file);
-    const names = await removeAppeared(state.watch);
+    const names = await removeAppeared(state.watch, removeConfined);
     removed.push(...names.removed);
     failed.push(...names.failed);
   }
@@ -350,6 +350,23 @@ function isLink(file) {
   }
 }
 
+// Deletes `target` with an `rm -rf` confined by Landlock to `area` (a directory holding it): a
+// process still running (or a concurrent command of the same sandbox) that swaps a directory on
+// the way for a symlink can then redirect the deletion nowhere outside `area`, where it may
+// write anyway. Resolves whether `target` is gone.
+async function removeConfined(target, area) {
+  const policy = {
+    argv: ['/bin/rm', '-rf', '--', target],
+    env: [`PATH=${DEFAULT_PATH}`],
+    cwd: '/',
+    paths: [...systemPaths(false), readable(path.dirname(area)), { path: area, access: 'write' }],
+    namespaces: 'off', // on the host's paths, as it names them
+    allowWeaker: true,
+  };
+  await run(policy, { timeoutMs: MAX_TIMEOUT_MS, maxOutputBytes: 1024 }).catch(() => {});
+  return fs.promises.lstat(target).then(() => false, () => true);
+}
+
 // Whether the temp directory is gone. A command may leave directories it cannot be emptied
 // through (mode 000): they are made removable first, never following a link. Without the PID
 // namespace a process of the command may still run and swap directories for symlinks while we
@@ -359,18 +376,10 @@ async function removeTempDir(tmp, enforced) {
   if (withPidNamespace(enforced)) {
     await fs.promises.rm(tmp, { recursive: true, force: true, maxRetries: 2 }).catch(() => {});
   } else {
-    const policy = {
-      argv: ['/bin/rm', '-rf', '--', tmp],
-      env: [`PATH=${DEFAULT_PATH}`],
-      cwd: '/',
-      paths: [...systemPaths(false), readable(path.dirname(tmp)), { path: tmp, access: 'write' }],
-      namespaces: 'off', // on the host's paths, as it names them
-      allowWeaker: true,
-    };
-    await run(policy, { timeoutMs: MAX_TIMEOUT_MS, maxOutputBytes: 1024 }).catch(() => {});
+    await removeConfined(tmp, tmp);
     await fs.promises.rmdir(tmp).catch(() => {}); // its parent is not the command's to swap
   }
   return fs.promises.lstat(tmp).then(() => false, () => true);
 }
 
-module.exports = { exec, parseOptions, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES };
+module.exports = { exec, removeConfined, parseOptions, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES };

@@ -56,15 +56,13 @@ async function namesToWatch(names, sandboxPaths) {
   return { bind, watch };
 }
 
-// Removes what is at `file` (a link or a file itself, a directory with all it holds).
-async function removeEntry(file) {
+// Removes what is at `file` (a link or a file itself, a directory with all it holds) through
+// `remove(file, area)`, which deletes confined to `area`, the mount's source: a concurrent command
+// of the same sandbox that swaps a directory on the way for a link cannot redirect it outside.
+async function removeEntry(file, root, remove) {
   const st = await fs.promises.lstat(file);
-  if (st.isDirectory()) {
-    await makeRemovable(file);
-    await fs.promises.rm(file, { recursive: true, force: true });
-  } else {
-    await fs.promises.unlink(file);
-  }
+  if (st.isDirectory()) await makeRemovable(file);
+  if (!(await remove(file, root))) throw new Error('not removed');
 }
 
 // (Not `instanceof Error`: under a test runner's realm fs errors are not.)
@@ -98,12 +96,14 @@ async function appearedOnTheWay(host, root) {
 
 /**
  * Removes what appeared at the watched names, never following a symbolic link. Call it only once
- * no process of the command is left (a PID namespace): nothing then swaps a directory for a link
- * while we walk. Returns host paths: `removed`, and `failed` (what could not be removed).
+ * no process of the command is left (a PID namespace): then nothing of it swaps a directory for a
+ * link while we walk (and `remove`, confined to the mount's source, bounds what a concurrent
+ * command could do). Returns host paths: `removed`, and `failed` (what could not be removed).
  * @param {{ host: string, root: string }[]} watch
+ * @param {(file: string, area: string) => Promise<boolean>} remove deletes file confined to area
  * @returns {Promise<{ removed: string[], failed: string[] }>}
  */
-async function removeAppeared(watch) {
+async function removeAppeared(watch, remove) {
   const removed = [];
   const failed = [];
   for (const { host, root } of watch) {
@@ -111,7 +111,7 @@ async function removeAppeared(watch) {
     try {
       entry = await appearedOnTheWay(host, root);
       if (entry === null || removed.includes(entry)) continue;
-      await removeEntry(entry);
+      await removeEntry(entry, root, remove);
       removed.push(entry);
     } catch {
       failed.push(entry ?? host);

@@ -146,6 +146,25 @@ describe('[cleanup] names the next run trusts that did not exist', () => {
   });
 });
 
+describe('[cleanup] the removal is confined to the mount\'s source', () => {
+  // What a concurrent command of the same sandbox could do while a name is removed: swap a
+  // directory on the way for a link to the user's files. The deletion must not reach them.
+  needs('landlock-fs')('a link swapped in on the way never leads the deletion outside', async () => {
+    const { removeConfined } = require('../lib/exec');
+    const area = path.join(base, 'area');
+    const outside = path.join(base, 'outside');
+    write(path.join(outside, 'workers', 'mine.worker'), 'mine');
+    fs.mkdirSync(area);
+    fs.symlinkSync(outside, path.join(area, 'agents'));
+    const gone = await removeConfined(path.join(area, 'agents', 'workers'), area);
+    expect(gone).toBe(false);
+    expect(fs.readFileSync(path.join(outside, 'workers', 'mine.worker'), 'utf8')).toBe('mine');
+    // Inside the area it removes.
+    write(path.join(area, 'real', 'workers', 'x.worker'), 'x');
+    expect(await removeConfined(path.join(area, 'real', 'workers'), area)).toBe(true);
+  });
+});
+
 describe('[cleanup] git names planted by a command', () => {
   needs('pid-namespace')('a planted commondir is reported in the sandbox\'s virtual paths', async () => {
     const dir = path.join(base, 'repo');
