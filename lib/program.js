@@ -257,8 +257,8 @@ async function workerProtections(program) {
 }
 
 // The paths a command run in this config's sandbox must not change, because the next run trusts
-// them: the config, every existing config name in its directory and each directory above (absent
-// names cannot be bound; discovery refuses them instead), and its worker directories.
+// them: the config, every existing config name in its directory and each directory above, and its
+// worker directories. Names missing now cannot be bound: absentNamesTheNextRunTrusts lists them.
 async function filesTheNextRunTrusts(program) {
   const files = [path.resolve(program.file)];
   for (const dir of ancestors(path.dirname(path.resolve(program.file)))) {
