@@ -219,6 +219,19 @@ describe('[cleanup] the private /tmp as an unprivileged user', () => {
     });
   }
 
+  // Without the namespace layer the temp directory is removed by a confined rm (a process of the
+  // command may still run), after the same walk; names the next run trusts are left as they are.
+  needs('landlock-fs')('without namespaces: mode-000 directories in $TMPDIR are removed, trusted names are not', async () => {
+    const { proj, sandbox } = await project();
+    const result = await sandbox.exec(['sh', '-c',
+      'mkdir -p "$TMPDIR/a/b" && chmod 000 "$TMPDIR/a/b" "$TMPDIR/a" && mkdir .workers && echo x > .workers/evil.worker && echo done'],
+    { namespaces: 'off', allowWeakerEnforcement: true });
+    expect(result).toMatchObject({ stdout: 'done\n', removedAfterRun: [], cleanupFailed: [] });
+    expect(result.enforcement.layers).not.toContain('pid-namespace');
+    expect(fs.readdirSync(tmpRoot)).toEqual([]);
+    expect(await exists(path.join(proj, '.workers', 'evil.worker'))).toBe(true);
+  });
+
   needs([])('a link in /tmp to a directory outside is never followed when making things removable', async () => {
     const dir = path.join(base, 'plain');
     const keep = path.join(base, 'keep');
