@@ -52,6 +52,12 @@ function writableNote(sandbox, cwd, view) {
 
 // In its own network namespace the command's 127.0.0.1 is its own: the host's services refuse.
 const REFUSED_PATTERN = /\bECONNREFUSED\b|Connection refused/;
+// Refusals that name no call, without a network namespace (Landlock, or seccomp refusing
+// socket()): wget's "failed: Permission denied." after "Connecting to ...", and Python's
+// PermissionError without a file name raised in socket.py (a file error names its file).
+const WGET_REFUSED = /^failed: Permission denied\.$/;
+const PYTHON_BARE_REFUSAL = /^PermissionError: \[Errno 13\] Permission denied$/;
+const PYTHON_SOCKET_FRAME = /File "[^"]*\/socket\.py", line \d+/;
 const NETWORK_NOTE = 'Note: Network access is disabled for this worker.';
 const MAX_PATH_NOTES = 5;
 
@@ -147,10 +153,12 @@ async function guidingNotes(result, sandbox, cwd, view, context) {
   if (result.exitCode === 0) return result.stderr;
   const notes = [];
   const ownNetwork = result.enforcement.layers.includes('network-namespace');
-  const aboutNetwork = (text) => NETWORK_PATTERN.test(text) || (ownNetwork && REFUSED_PATTERN.test(text));
-  if (!context.network && aboutNetwork(result.stderr)) notes.push(NETWORK_NOTE);
-  // A refused connect says "Permission denied" too: that line is the network note's.
+  const inSocketPy = PYTHON_SOCKET_FRAME.test(result.stderr);
+  const aboutNetwork = (line) => NETWORK_PATTERN.test(line) || (ownNetwork && REFUSED_PATTERN.test(line)) ||
+    WGET_REFUSED.test(line) || (inSocketPy && PYTHON_BARE_REFUSAL.test(line));
   const lines = result.stderr.split('\n');
+  if (!context.network && lines.some(aboutNetwork)) notes.push(NETWORK_NOTE);
+  // A refused connect says "Permission denied" too: that line is the network note's.
   const otherLines = lines.filter((line) => context.network || !aboutNetwork(line));
   const refused = otherLines.filter((line) => PERMISSION_PATTERN.test(line));
   if (refused.length > 0) {

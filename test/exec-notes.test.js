@@ -32,7 +32,7 @@ describe('[notes] (a) a connection that fails without a host name gets the netwo
   const cases = [
     ['curl to 127.0.0.1', '/usr/bin/curl', ['curl', '-sS', '--max-time', '5', `http://127.0.0.1:${CLOSED_PORT}/`]],
     ['curl to an address beyond', '/usr/bin/curl', ['curl', '-sS', '--max-time', '5', 'http://192.0.2.1/']],
-    ['wget to 127.0.0.1', '/usr/bin/wget', ['wget', '-nv', '-T', '5', '-t', '1', `http://127.0.0.1:${CLOSED_PORT}/`]],
+    ['wget to 127.0.0.1', '/usr/bin/wget', ['wget', '--no-config', '-nv', '-T', '5', '-t', '1', `http://127.0.0.1:${CLOSED_PORT}/`]],
     ['python3 to 127.0.0.1', '/usr/bin/python3',
       ['python3', '-c', `import socket; socket.create_connection(('127.0.0.1', ${CLOSED_PORT}), 5)`]],
     ['python3 to an address beyond', '/usr/bin/python3',
@@ -47,6 +47,26 @@ describe('[notes] (a) a connection that fails without a host name gets the netwo
       expect(notes(result.stderr)).toEqual([NETWORK_NOTE]);
     });
   }
+
+  // Without the namespace layer, Landlock and seccomp refuse: "Permission denied", with no call named.
+  const OFF = { namespaces: 'off', allowWeakerEnforcement: true, ...NODE_OPTIONS };
+  for (const [name, file, argv] of cases.filter(([n]) => n.endsWith('127.0.0.1'))) {
+    const when = fs.existsSync(file) ? needs(['seccomp', 'landlock-net'], { any: true }) : testNeeding(tool(file));
+    when(`${name} without namespaces: the network note, not the writable-paths note`, async () => {
+      const result = await run(sandbox, argv, OFF);
+      expect(result.exitCode).not.toBe(0);
+      expect(result.enforcement.layers).not.toContain('network-namespace');
+      expect(notes(result.stderr)).toEqual([NETWORK_NOTE]);
+    });
+  }
+
+  needs('landlock-fs')('without namespaces, a Python file refusal keeps the writable-paths note', async () => {
+    const ro = path.join(base, 'ro', 'ro.txt');
+    const result = await run(sandbox, ['python3', '-c', `open(${JSON.stringify(ro)}, "w")`], OFF);
+    expect(result.exitCode).not.toBe(0);
+    expect(notes(result.stderr)).toHaveLength(1);
+    expect(notes(result.stderr)[0]).toMatch(/^Note: \/ro\/ro\.txt is read-only in this sandbox: it lies under \/ro /);
+  });
 
   // With the network on, the same refusals are the host's answer: no network note.
   testNeeding(tool('/usr/bin/curl'))('curl to a closed port with the network on: no note', async () => {
