@@ -94,6 +94,7 @@ function virtualOfNamed(named, cwd, view, mounts) {
 // note would send the command back to write where it was just refused.
 function readOnlyNotes(lines, sandbox, cwd, view, context) {
   const writable = sandbox.writablePaths();
+  if (writable.length === 0) return []; // a read-only sandbox: the general note says so
   const places = [...readOnlyInside(sandbox, writable), ...context.readOnly];
   const elsewhere = `Write elsewhere: to ${writable.map((p) => shownPath(sandbox, p, cwd, view)).join(', ')} or ${view ? '/tmp' : 'its temporary directory ($TMPDIR)'}.`;
   const notes = [];
@@ -122,6 +123,16 @@ function rootNames(view, hostReadPaths) {
   return new Set(places.map((p) => p.split('/')[1]));
 }
 
+// Whether the sandbox's file operations find `virtual` (any refusal counts as not).
+async function existsIn(sandbox, virtual) {
+  try {
+    await sandbox.stat(virtual);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 // Absolute paths the command named that are not in its root but are virtual paths of the sandbox
 // (what the file tools call /src/app.ts): the note says where they are inside commands.
 async function fileToolNote(lines, sandbox, cwd, view, context) {
@@ -130,9 +141,10 @@ async function fileToolNote(lines, sandbox, cwd, view, context) {
   const found = [];
   for (const text of lines.flatMap(pathsNamed)) {
     if (found.length >= MAX_PATH_NOTES) break;
-    if (!text.startsWith('/') || system.has(text.split('/')[1])) continue;
+    // Not relative, not a URL's "//host", not under the root's own places.
+    if (!text.startsWith('/') || text.startsWith('//') || system.has(text.split('/')[1])) continue;
     const virtual = path.posix.resolve(text);
-    if (found.includes(virtual) || !(await sandbox.stat(virtual).then(() => true, () => false))) continue;
+    if (found.includes(virtual) || !(await existsIn(sandbox, virtual))) continue;
     found.push(virtual);
   }
   if (found.length === 0) return null;
