@@ -8,7 +8,7 @@ const { childProcess: { spawn }, fs, os, path } = require('./builtins');
 const { launcherPath } = require('./launcher');
 const { ExecEnforcementError, ExecError, UnsupportedPlatformError } = require('./errors');
 const { protectedFiles, absentNames } = require('./protected');
-const { namesToWatch, removeAppeared, removalReport, virtualPathOf } = require('./next-run');
+const { realMounts, namesToWatch, removeAppeared, removalReport, virtualPathOf } = require('./next-run');
 const { makeRemovable } = require('./cleanup');
 const { appArmorNamespaceFailure, refusedIdMaps } = require('./apparmor');
 const { gitProtection, removePlanted } = require('./git-protect');
@@ -239,7 +239,7 @@ async function exec(sandbox, handle, givenArgv, options = {}) {
   checkMountTargets(sandboxPaths);
   const tmp = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'mount-sandbox-exec-'));
   // What the run needs cleaned up after it: filled in as it starts.
-  const state = { tmp, enforced: null, view: null, git: { protect: [], pin: [], absent: [] }, watch: [], mounts: sandboxPaths.slice() };
+  const state = { tmp, enforced: null, view: null, git: { protect: [], pin: [], absent: [] }, watch: [], mounts: [] };
   let result = null;
   let failure = null;
   try {
@@ -268,6 +268,7 @@ async function runCommand(state, sandbox, sandboxPaths, argv, opts, cwd) {
     );
   }
   // Names the next run trusts: bound where they exist now, else watched (lib/next-run.js).
+  state.mounts = await realMounts(sandboxPaths);
   const names = await namesToWatch(absentNames(sandbox), state.mounts);
   state.watch = names.watch;
   const protectedPaths = [...protectedFiles(sandbox).filter((file) => fs.existsSync(file)), ...names.bind];

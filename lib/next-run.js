@@ -12,23 +12,41 @@ const { isWithin } = require('./paths');
 
 const WRITABLE = new Set(['write', 'writeKeep']);
 
-// The mount (an execPaths entry with a target) whose source holds `host` most closely.
-function mountOf(host, sandboxPaths) {
-  return sandboxPaths
-    .filter((e) => e.target !== undefined && isWithin(host, e.path))
-    .sort((a, b) => b.path.length - a.path.length)[0];
+/**
+ * The sandbox's mounts (its execPaths() entries with a target), each with `real`, its source's
+ * real path: names and git's paths are real host paths, a source may be named through a link.
+ * @param {{ path: string, access: string, target?: string }[]} sandboxPaths
+ * @returns {Promise<{ path: string, real: string, access: string, target: string }[]>}
+ */
+async function realMounts(sandboxPaths) {
+  const mounts = sandboxPaths.filter((e) => e.target !== undefined);
+  const reals = await Promise.all(mounts.map((e) => fs.promises.realpath(e.path).catch(() => e.path)));
+  return mounts.map((e, i) => ({ path: e.path, access: e.access, target: /** @type {string} */ (e.target), real: reals[i] }));
+}
+
+// The mount whose source holds `host` most closely, by its real path or as it was named, with
+// the source's path as matched.
+function mountOf(host, mounts) {
+  const held = [];
+  for (const mount of mounts) {
+    for (const source of new Set([mount.real, mount.path])) {
+      if (isWithin(host, source)) held.push({ mount, source });
+    }
+  }
+  return held.sort((a, b) => b.source.length - a.source.length)[0];
 }
 
 /**
- * The sandbox's virtual path of a host path, or null when no mount of this view holds it.
+ * The sandbox's virtual path of a host path (real, or through the source as named), or null when
+ * no mount of this view holds it.
  * @param {string} host
- * @param {{ path: string, target?: string }[]} sandboxPaths the sandbox's execPaths()
+ * @param {{ path: string, real: string, target: string }[]} mounts from realMounts()
  */
-function virtualPathOf(host, sandboxPaths) {
-  const mount = mountOf(host, sandboxPaths);
-  if (mount === undefined) return null;
-  const rel = path.relative(mount.path, host);
-  return rel === '' ? mount.target : path.posix.join(mount.target, rel);
+function virtualPathOf(host, mounts) {
+  const held = mountOf(host, mounts);
+  if (held === undefined) return null;
+  const rel = path.relative(held.source, host);
+  return rel === '' ? held.mount.target : path.posix.join(held.mount.target, rel);
 }
 
 const existsNoFollow = (file) => fs.promises.lstat(file).then(() => true, () => false);
@@ -39,10 +57,10 @@ const existsNoFollow = (file) => fs.promises.lstat(file).then(() => true, () => 
  * and lie in a writable mount of this view ({ host, root }: the mount's source, which the command
  * cannot rename, is where the removal walks down from). Names no writable mount holds cannot be
  * created by the command and are left alone.
- * @param {string[]} names host paths
- * @param {{ path: string, access: string, target?: string }[]} sandboxPaths
+ * @param {string[]} names real host paths
+ * @param {{ path: string, real: string, access: string }[]} mounts from realMounts()
  */
-async function namesToWatch(names, sandboxPaths) {
+async function namesToWatch(names, mounts) {
   const bind = [];
   const watch = [];
   for (const host of names) {
@@ -50,8 +68,8 @@ async function namesToWatch(names, sandboxPaths) {
       if (fs.existsSync(host)) bind.push(host);
       continue;
     }
-    const mount = mountOf(host, sandboxPaths);
-    if (mount !== undefined && WRITABLE.has(mount.access)) watch.push({ host, root: mount.path });
+    const held = mountOf(host, mounts);
+    if (held !== undefined && WRITABLE.has(held.mount.access)) watch.push({ host, root: held.source });
   }
   return { bind, watch };
 }
@@ -125,12 +143,12 @@ async function removeAppeared(watch, remove) {
  * (from removeAppeared, or git protection's own removal): their virtual paths, in order and once
  * each, and the note (null when nothing was removed). Never a host path: one no mount of this
  * view holds is left out.
- * @param {string[]} hostPaths
- * @param {{ path: string, target?: string }[]} sandboxPaths
+ * @param {string[]} hostPaths real host paths
+ * @param {{ path: string, real: string, target: string }[]} mounts from realMounts()
  * @param {{ workspace: string } | null} view the command's root, where it had one
  */
-function removalReport(hostPaths, sandboxPaths, view) {
-  const virtual = [...new Set(hostPaths.map((p) => virtualPathOf(p, sandboxPaths)).filter((p) => p !== null))];
+function removalReport(hostPaths, mounts, view) {
+  const virtual = [...new Set(hostPaths.map((p) => virtualPathOf(p, mounts)).filter((p) => p !== null))];
   if (virtual.length === 0) return { removedAfterRun: [], note: null };
   const shown = virtual.map((p) => (view ? viewPath(view.workspace, p) : p));
   const list = shown.length === 1 ? shown[0] : `${shown.slice(0, -1).join(', ')} and ${shown[shown.length - 1]}`;
@@ -141,4 +159,4 @@ function removalReport(hostPaths, sandboxPaths, view) {
   };
 }
 
-module.exports = { virtualPathOf, namesToWatch, removeAppeared, removalReport };
+module.exports = { realMounts, virtualPathOf, namesToWatch, removeAppeared, removalReport };

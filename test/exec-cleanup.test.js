@@ -115,6 +115,16 @@ describe('[cleanup] names the next run trusts that did not exist', () => {
     expect((await ms.findProgramConfig(path.join(proj, 'app'))).file).toBe(path.join(proj, 'app', 'golem-forge.config.json'));
   });
 
+  needs('pid-namespace')('a project reached through a symbolic link: names are matched by real path', async () => {
+    const { proj } = await project();
+    const link = path.join(base, 'link');
+    fs.symlinkSync(proj, link);
+    const sandbox = await ms.createSandboxFromConfig(await ms.findProgramConfig(link));
+    const result = await run(sandbox, ['sh', '-c', 'mkdir .workers && echo x > .workers/evil.worker']);
+    expect(result.removedAfterRun).toEqual(['/.workers']);
+    expect(await exists(path.join(proj, '.workers'))).toBe(false);
+  });
+
   needs('pid-namespace')('narrowed views (restrict, a worker) keep the names', async () => {
     const { proj, sandbox } = await project();
     const narrowed = ms.sandboxForWorker(sandbox.restrict({ approval: { write: 'preApproved' } }),
