@@ -369,18 +369,23 @@ async function removeConfined(target, area) {
 }
 
 // Whether the temp directory is gone. A command may leave directories it cannot be emptied
-// through (mode 000): they are made removable first, never following a link. Without the PID
-// namespace a process of the command may still run and swap directories for symlinks while we
-// delete: then the deletion itself runs confined to the temp directory.
+// through (mode 000): when a first removal leaves something, they are made removable (never
+// following a link) and it is tried again. Without the PID namespace a process of the command may
+// still run and swap directories for symlinks while we delete: then the deletion itself runs
+// confined to the temp directory.
 async function removeTempDir(tmp, enforced) {
+  const remove = async () => {
+    if (withPidNamespace(enforced)) {
+      await fs.promises.rm(tmp, { recursive: true, force: true, maxRetries: 2 }).catch(() => {});
+    } else {
+      await removeConfined(tmp, tmp);
+      await fs.promises.rmdir(tmp).catch(() => {}); // its parent is not the command's to swap
+    }
+    return fs.promises.lstat(tmp).then(() => false, () => true);
+  };
+  if (await remove()) return true;
   await makeRemovable(tmp).catch(() => {});
-  if (withPidNamespace(enforced)) {
-    await fs.promises.rm(tmp, { recursive: true, force: true, maxRetries: 2 }).catch(() => {});
-  } else {
-    await removeConfined(tmp, tmp);
-    await fs.promises.rmdir(tmp).catch(() => {}); // its parent is not the command's to swap
-  }
-  return fs.promises.lstat(tmp).then(() => false, () => true);
+  return remove();
 }
 
 module.exports = { exec, removeConfined, parseOptions, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES };

@@ -78,8 +78,9 @@ async function namesToWatch(names, mounts) {
 // `remove(file, area)`, which deletes confined to `area`, the mount's source: a concurrent command
 // of the same sandbox that swaps a directory on the way for a link cannot redirect it outside.
 async function removeEntry(file, root, remove) {
-  const st = await fs.promises.lstat(file);
-  if (st.isDirectory()) await makeRemovable(file);
+  if (await remove(file, root)) return;
+  // Directories left without permissions (mode 000) stop the first try: made removable, again.
+  if ((await fs.promises.lstat(file)).isDirectory()) await makeRemovable(file);
   if (!(await remove(file, root))) throw new Error('not removed');
 }
 
