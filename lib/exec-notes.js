@@ -141,8 +141,9 @@ async function fileToolNote(lines, sandbox, cwd, view, context) {
   const found = [];
   for (const text of lines.flatMap(pathsNamed)) {
     if (found.length >= MAX_PATH_NOTES) break;
-    // Not relative, not a URL's "//host", not under the root's own places.
-    if (!text.startsWith('/') || text.startsWith('//') || system.has(text.split('/')[1])) continue;
+    // Not relative, not "/" itself nor a URL's "//host", not under the root's own places.
+    const top = text.split('/')[1];
+    if (!text.startsWith('/') || top === '' || system.has(top)) continue;
     const virtual = path.posix.resolve(text);
     if (found.includes(virtual) || !(await existsIn(sandbox, virtual))) continue;
     found.push(virtual);

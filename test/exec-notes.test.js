@@ -147,7 +147,7 @@ describe('[notes] (c) file-tool paths used in a command', () => {
   });
 
   needs('private-root')('controls: a path that exists nowhere, a system path, and success get no such note', async () => {
-    const missing = await run(sandbox, ['cat', '/nowhere.txt', '/usr/nowhere', '/etc/nowhere']);
+    const missing = await run(sandbox, ['sh', '-c', "cat /nowhere.txt /usr/nowhere /etc/nowhere; echo \"'/' and //inside.txt\" >&2; exit 1"]);
     expect(missing.exitCode).not.toBe(0);
     expect(notes(missing.stderr)).toEqual([]);
     const fine = await run(sandbox, ['sh', '-c', 'cat /inside.txt 2>/dev/null; echo /inside.txt >&2; true']);
