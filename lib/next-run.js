@@ -49,7 +49,22 @@ function virtualPathOf(host, mounts) {
   return rel === '' ? held.mount.target : path.posix.join(held.mount.target, rel);
 }
 
-const existsNoFollow = (file) => fs.promises.lstat(file).then(() => true, () => false);
+const MAX_LINK_HOPS = 8;
+
+// Where a missing name really is missing: the name itself, or, when it is a symbolic link that
+// leads nowhere (yet), the path it leads to, followed link by link (a command that creates that
+// path makes the name resolve). null for a loop or too many links.
+async function danglingEnd(name) {
+  let at = name;
+  for (let hop = 0; hop <= MAX_LINK_HOPS; hop++) {
+    const text = await fs.promises.readlink(at).catch(() => null);
+    if (text === null) return at; // missing (readlink of a non-link fails too, but then it exists)
+    at = path.resolve(path.dirname(at), text);
+    const real = await fs.promises.realpath(path.dirname(at)).catch(() => null);
+    if (real !== null) at = path.join(real, path.basename(at));
+  }
+  return null;
+}
 
 /**
  * Splits the names the next run trusts, as they are when a command starts: `bind`, those that
@@ -63,11 +78,13 @@ const existsNoFollow = (file) => fs.promises.lstat(file).then(() => true, () => 
 async function namesToWatch(names, mounts) {
   const bind = [];
   const watch = [];
-  for (const host of names) {
-    if (await existsNoFollow(host)) {
-      if (fs.existsSync(host)) bind.push(host);
+  for (const name of names) {
+    if (fs.existsSync(name)) {
+      bind.push(name);
       continue;
     }
+    const host = await danglingEnd(name);
+    if (host === null) continue;
     const held = mountOf(host, mounts);
     if (held !== undefined && WRITABLE.has(held.mount.access)) watch.push({ host, root: held.source });
   }

@@ -85,6 +85,17 @@ describe('[cleanup] names the next run trusts that did not exist', () => {
     expect(fs.readFileSync(path.join(proj, 'elsewhere', 'workers', 'evil.worker'), 'utf8')).toBe('x');
   });
 
+  needs('pid-namespace')('a worker directory that is a dangling link: what the command creates where it leads is removed', async () => {
+    const { proj, sandbox } = await project();
+    fs.symlinkSync('gen/workers', path.join(proj, '.workers')); // the user's, leading nowhere yet
+    const result = await run(sandbox, ['sh', '-c', 'mkdir -p gen/workers && echo x > gen/workers/evil.worker && echo kept > gen/out.txt']);
+    expect(result.exitCode).toBe(0);
+    expect(result.removedAfterRun).toEqual(['/gen/workers']);
+    expect(fs.readlinkSync(path.join(proj, '.workers'))).toBe('gen/workers');
+    expect(fs.existsSync(path.join(proj, '.workers'))).toBe(false);
+    expect(fs.readFileSync(path.join(proj, 'gen', 'out.txt'), 'utf8')).toBe('kept\n');
+  });
+
   needs('pid-namespace')('a mode-000 worker directory holding a mode-000 directory with files is removed', async () => {
     const { proj, sandbox } = await project();
     const result = await run(sandbox, ['sh', '-c',
