@@ -9,7 +9,7 @@ const { launcherPath } = require('./launcher');
 const { ExecEnforcementError, ExecError, UnsupportedPlatformError } = require('./errors');
 const { protectedFiles } = require('./protected');
 const { appArmorNamespaceFailure, refusedIdMaps } = require('./apparmor');
-const { gitProtection, removePlanted } = require('./git-protect');
+const { gitProtection, afterRun } = require('./git-protect');
 const { plainData } = require('./plain');
 const { parseOptions, checkArgv, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES } = require('./exec-options');
 const { DEFAULT_PATH, workingDirectory, checkMountTargets, readable, systemPaths, launchPolicy } = require('./exec-view');
@@ -237,12 +237,13 @@ async function exec(sandbox, handle, givenArgv, options = {}) {
   checkMountTargets(sandboxPaths);
   const tmp = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'mount-sandbox-exec-'));
   let enforced = null;
-  let git = { protect: [], pin: [], absent: [] };
+  let git = { protect: [], pin: [], handle: null };
+  let result;
   try {
     // What the host's git runs later stays as it is (lib/git-protect.js).
     if (opts.protectGit) {
       const writable = sandboxPaths.filter((p) => p.access === 'write' || p.access === 'writeKeep');
-      git = gitProtection(writable.map((p) => p.path));
+      git = await gitProtection(writable.map((p) => p.path));
       sandboxPaths.push(
         ...git.protect.map((p) => ({ path: p, access: 'protect' })),
         ...git.pin.map((p) => ({ path: p, access: 'pin' })),
@@ -263,7 +264,7 @@ async function exec(sandbox, handle, givenArgv, options = {}) {
       throw new ExecError('the exec launcher ended without confining the command', undefined, 'start');
     }
     const view = status.ok.layers.includes('private-root') ? { workspace: opts.workspace, cwd: cwd.view } : null;
-    const result = {
+    result = {
       stdout: ran.stdout.text(),
       stderr: ran.stderr.text(),
       ...outcome(status, ran.code, ran.signal),
@@ -286,8 +287,20 @@ async function exec(sandbox, handle, givenArgv, options = {}) {
     return result;
   } finally {
     await removeTempDir(tmp, enforced);
-    await removePlanted(git.absent, enforced);
+    const planted = await afterRun(git.handle, enforced);
+    if (result) result.removedAfterRun = virtualPaths(planted.removed, sandboxPaths);
   }
+}
+
+// Host paths under the sandbox's mounts as the command saw them (its private root's paths).
+function virtualPaths(hostPaths, sandboxPaths) {
+  return hostPaths.map((file) => {
+    const mount = sandboxPaths
+      .filter((p) => p.target && (file === p.path || file.startsWith(p.path.endsWith('/') ? p.path : `${p.path}/`)))
+      .sort((a, b) => b.path.length - a.path.length)[0];
+    if (!mount) return path.basename(file);
+    return path.posix.join(mount.target, path.relative(mount.path, file));
+  });
 }
 
 // Without the PID namespace a process of the command may still run and swap directories for
