@@ -237,7 +237,9 @@ async function exec(sandbox, handle, givenArgv, options = {}) {
   checkMountTargets(sandboxPaths);
   const tmp = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'mount-sandbox-exec-'));
   let enforced = null;
+  /** @type {{ protect: string[], pin: string[], handle: import('./binding').GitAfterRunHandle | null }} */
   let git = { protect: [], pin: [], handle: null };
+  /** @type {Record<string, any> | undefined} */
   let result;
   try {
     // What the host's git runs later stays as it is (lib/git-protect.js).
@@ -288,7 +290,14 @@ async function exec(sandbox, handle, givenArgv, options = {}) {
   } finally {
     await removeTempDir(tmp, enforced);
     const planted = await afterRun(git.handle, enforced);
-    if (result) result.removedAfterRun = virtualPaths(planted.removed, sandboxPaths);
+    if (result) {
+      result.removedAfterRun = virtualPaths(planted.removed, sandboxPaths);
+      const unsure = virtualPaths([...planted.unchecked, ...planted.failed], sandboxPaths);
+      if (unsure.length > 0) {
+        result.stderr += `\nNote: the git check after this command could not read or remove ${unsure.join(', ')}; ` +
+          'the host\'s git may run what the command left in that repository.';
+      }
+    }
   }
 }
 

@@ -24,6 +24,7 @@ const REASONS = {
   io: (what) => `cannot inspect ${what} of a repository in a writable mount`,
 };
 
+/** @param {{ kind: string, what: string, errno?: number }} details */
 function refusal({ kind, what, errno }) {
   const reason = (REASONS[kind] || REASONS.io)(what);
   const code = errno ? ` (errno ${errno})` : '';
@@ -37,27 +38,28 @@ function refusal({ kind, what, errno }) {
  * (stage "git-protect"), naming no host path, for a symlinked control entry or a repository over
  * the scan's bounds.
  * @param {string[]} writableDirs host paths of the writable mount sources
- * @returns {Promise<{ protect: string[], pin: string[], handle: unknown }>}
+ * @returns {Promise<{ protect: string[], pin: string[], handle: import('./binding').GitAfterRunHandle | null }>}
  */
 async function gitProtection(writableDirs) {
   const real = await Promise.all(writableDirs.map((dir) => fs.promises.realpath(dir).catch(() => path.resolve(dir))));
   const scan = await addon().gitScan(real);
-  if (scan.error) throw refusal(scan.error);
-  return scan;
+  if (!('protect' in scan)) throw refusal(scan.error);
+  return { protect: scan.protect, pin: scan.pin, handle: scan.handle };
 }
 
 /**
  * Removes what the command created at names git would follow, once it has ended. Only after a
  * run in a PID namespace (`enforced`: the launcher's report): then no process of the command is
  * left to swap a directory for a symlink while we delete, and the git directories were pinned.
- * @param {unknown} handle from gitProtection
+ * @param {import('./binding').GitAfterRunHandle | null} handle from gitProtection
  * @param {{ layers: string[] } | null} enforced
  * @returns {Promise<{ removed: string[], unchecked: string[], failed: string[] }>} host paths
  */
 async function afterRun(handle, enforced) {
   const none = { removed: [], unchecked: [], failed: [] };
   if (!handle || !enforced || !enforced.layers.includes('pid-namespace')) return none;
-  return addon().gitAfterRun(handle);
+  // The result is kept whatever happens here; a check that could not run says so.
+  return addon().gitAfterRun(handle).catch(() => ({ ...none, failed: ['.git'] }));
 }
 
 module.exports = { gitProtection, afterRun };

@@ -459,5 +459,12 @@ export interface ExecResult {
   /** null where the namespace layer was unavailable and the command saw host paths. */
   view: ExecView | null;
   enforcement: ExecEnforcement;
+  /**
+   * What the command planted at names the host's git would follow (a `.git` at a submodule path,
+   * a new entry in `.git/modules`, a `.git/commondir`) and the check after the run removed, as
+   * the command's paths ("/sub/.git"). Empty where nothing was planted, where protectGit is
+   * false, and where the run had no PID namespace (then nothing is removed).
+   */
+  removedAfterRun: string[];
 }
 
