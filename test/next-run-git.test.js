@@ -368,6 +368,20 @@ maybe('a writable repository: what git would run later stays as it was', () => {
     expect([...result.removedAfterRun].sort()).toEqual(['/.git/modules/lib/commondir', '/.git/modules/lib/config.worktree']);
   });
 
+  test('a sandbox rooted at an uninitialized submodule of a repository outside it: a repository made there is removed', async () => {
+    nameUninitializedSubmodule('evil', 'sub');
+    fs.mkdirSync(path.join(repo, 'sub'));
+    const sandbox = createMountSandbox({ root: path.join(repo, 'sub') });
+    const result = await exec(sandbox, `
+      ${plantScript('monitor.sh', 'fsmonitor')}
+      git init -q . && git commit -q --allow-empty -m planted
+      git config core.fsmonitor ${path.join(repo, 'sub', 'monitor.sh')}`);
+    hostRuns(repo);
+    expect(ranPlanted()).toEqual([]);
+    expect(fs.existsSync(path.join(repo, 'sub', '.git'))).toBe(false);
+    expect(result.removedAfterRun).toEqual(['/.git']);
+  });
+
   test('a .gitmodules with a 120,000-space line or `path = .` twenty times neither hangs exec nor blocks the event loop', async () => {
     const sandbox = createMountSandbox({ root: repo });
     for (const text of [`${' '.repeat(120000)}\n[submodule "x"]\n\tpath = lib\n`, '[submodule "x"]\n\tpath = .\n'.repeat(20)]) {

@@ -26,6 +26,11 @@ class Checker {
 
  private:
   void remove(int dir_fd, const std::string& name, const std::string& path) {
+    // Outside the writable sources the command could not have made it: it is the host's.
+    const bool inside =
+        std::any_of(after_.roots.begin(), after_.roots.end(),
+                    [&](const std::string& root) { return within(path, root) && path != root; });
+    if (!inside) return;
     if (remove_tree(dir_fd, name, limits_.max_removed_entries)) {
       report_.removed.push_back(path);
     } else {

@@ -54,9 +54,11 @@ class Scanner {
       : writable_(writable), limits_(limits), after_(std::make_shared<AfterRun>()) {}
 
   Result<GitScan, GitRefusal> run() {
+    after_->roots = writable_;
     for (const std::string& root : writable_) {
       if (auto s = worktree(root, 0); !s) return std::move(s).error();
       if (auto s = bare(root); !s) return std::move(s).error();
+      if (auto s = enclosing(root); !s) return std::move(s).error();
     }
     GitScan out;
     out.protect.assign(protect_.begin(), protect_.end());
@@ -75,6 +77,13 @@ class Scanner {
       if (within(path, root) && (best == nullptr || root.size() > best->size())) best = &root;
     }
     return best;
+  }
+
+  // True when `path` lies in a writable directory or holds one.
+  bool reaches_writable(const std::string& path) const {
+    return std::any_of(writable_.begin(), writable_.end(), [&](const std::string& root) {
+      return within(path, root) || within(root, path);
+    });
   }
 
   // Every directory from below the writable root down to `dir`: renaming any of them would let
@@ -104,6 +113,27 @@ class Scanner {
     return git_dir(dir);  // a push runs its hooks
   }
 
+  // A writable directory without a repository of its own may lie in one (a submodule path of it,
+  // or above one): the nearest `.git` above, as git finds it, is watched too, since its index
+  // and .gitmodules may name paths inside.
+  Step enclosing(const std::string& root) {
+    auto root_fd = open_real_path(root);
+    if (!root_fd) return Unit{};
+    auto own = look(root_fd.value().get(), ".git");
+    if (!own || own.value()) return Unit{};
+    for (std::string at = root; at != "/";) {
+      at = at.substr(0, std::max<std::size_t>(at.rfind('/'), 1));
+      auto fd = open_real_path(at);
+      if (!fd) return Unit{};
+      auto dot_git = look(fd.value().get(), ".git");
+      if (!dot_git || !dot_git.value()) continue;
+      if (S_ISLNK(dot_git.value()->st_mode)) return Unit{};
+      if (writable_root_of(at) != nullptr) return Unit{};  // scanned as a worktree already
+      return worktree(at, 0);
+    }
+    return Unit{};
+  }
+
   // A worktree (or the top of a writable directory) that may hold `.git`.
   Step worktree(const std::string& top, std::size_t depth) {
     auto top_fd = open_real_path(top);
@@ -118,13 +148,16 @@ class Scanner {
     if (S_ISLNK(st.st_mode)) return symlink_refusal(".git");
     after_->known.insert(id_of(st));
     pin_down(top);
+    // A repository enclosing a writable directory is only read: the command cannot write it.
+    const bool writable = writable_root_of(top) != nullptr;
     std::string git_dir_path;
     if (S_ISDIR(st.st_mode)) {
       git_dir_path = join(top, ".git");
+      if (!writable) return submodules(top, top_fd.value().get(), git_dir_path, depth);
       if (auto s = git_dir(git_dir_path); !s) return s;
     } else if (S_ISREG(st.st_mode)) {
-      protect_.insert(
-          join(top, ".git"));  // else the command points it at a git directory of its own
+      // Else the command points it at a git directory of its own.
+      if (writable) protect_.insert(join(top, ".git"));
       const std::string line = first_line(top_fd.value().get(), ".git", limits_.max_gitfile_bytes);
       if (line.starts_with("gitdir: ")) {
         auto named = foreign_git_dir(resolve_lexically(top, line.substr(8)));
@@ -147,10 +180,11 @@ class Scanner {
     after_->worktrees.push_back({top, git_dir_path, named.value()});
     if (depth >= limits_.max_depth) return Unit{};  // deeper submodules: documented cut-off
     for (const auto& parts : named.value()) {
-      auto dir = walk_named(top_fd, parts);
-      if (!dir) continue;
       std::string path = top;
       for (const auto& part : parts) path = join(path, part);
+      if (!reaches_writable(path)) continue;
+      auto dir = walk_named(top_fd, parts);
+      if (!dir) continue;
       if (auto s = worktree(path, depth + 1); !s) return s;
     }
     return Unit{};

@@ -4,10 +4,11 @@
 // exist yet cannot be bound, so the check removes what appeared at them.
 //
 // Where it looks: `.git` at the top of each writable directory (or the directory itself when it
-// is a bare repository), and in each submodule the repository names (`.gitmodules` paths and
-// index gitlinks), recursively; never elsewhere (a directory walk on every run costs too much),
-// never through a symlink, and never by asking git (the host's git reading a repository the
-// command wrote is the very danger).
+// is a bare repository), the repository that encloses a writable directory without one (its
+// named submodule paths may lie inside), and in each submodule a repository names
+// (`.gitmodules` paths and index gitlinks), recursively; never elsewhere (a directory walk on every
+// run costs too much), never through a symlink, and never by asking git (the host's git reading a
+// repository the command wrote is the very danger).
 #pragma once
 
 #include <memory>
@@ -44,6 +45,7 @@ struct WatchedContainer {
 
 // Everything the check after the run needs.
 struct AfterRun {
+  std::vector<std::string> roots;   // the writable sources: nothing outside them is removed
   std::vector<std::string> absent;  // names git would follow that did not exist
   std::vector<WatchedWorktree> worktrees;
   std::vector<WatchedContainer> containers;

@@ -175,6 +175,26 @@ TEST_F(GitScanTest, AfterTheRunNewModuleDirectoriesAndAbsentNamesGo) {
       msb_test::host_entry_exists(repo_ / ".git" / "modules" / "ns" / "lib" / "objects" / "new"));
 }
 
+// A writable directory inside a repository: the repository is read, never changed, and a .git
+// planted at a submodule path it names inside the directory goes.
+TEST_F(GitScanTest, EnclosingRepositoryIsReadOnlyWatched) {
+  add_gitlink("sub");
+  fs::create_directory(repo_ / "sub");
+  fs::remove_all(repo_ / ".git" / "hooks");
+  const std::vector<std::string> before = msb_test::tree(repo_ / ".git");
+  auto scan = scan_writable({(repo_ / "sub").string()});
+  ASSERT_TRUE(scan.ok());
+  EXPECT_TRUE(scan.value().protect.empty());
+  EXPECT_TRUE(scan.value().pin.empty());
+  EXPECT_EQ(msb_test::tree(repo_ / ".git"), before);
+  fs::create_directories(repo_ / "sub" / ".git");
+  add_gitlink("other");  // outside the writable directory: never touched
+  fs::create_directories(repo_ / "other" / ".git");
+  auto report = check_after_run(*scan.value().after);
+  EXPECT_EQ(report.removed, (Paths{(repo_ / "sub" / ".git").string()}));
+  EXPECT_TRUE(msb_test::host_entry_exists(repo_ / "other" / ".git"));
+}
+
 TEST_F(GitScanTest, AfterTheRunAnOversizedIndexIsReportedUnchecked) {
   auto scan = scan_writable({repo_.string()});
   ASSERT_TRUE(scan.ok());
