@@ -382,6 +382,19 @@ maybe('a writable repository: what git would run later stays as it was', () => {
     expect(result.removedAfterRun).toEqual(['/.git']);
   });
 
+  test('an index swapped for a symbolic link to one with a planted gitlink is removed', async () => {
+    const sandbox = createMountSandbox({ root: repo });
+    const result = await exec(sandbox, `
+      ${plantScript('monitor.sh', 'fsmonitor')}
+      git init -q sub && git -C sub commit -q --allow-empty -m sub
+      git -C sub config core.fsmonitor ${path.join(repo, 'monitor.sh')}
+      cp .git/index other-index && GIT_INDEX_FILE=other-index git update-index --add --cacheinfo 160000,$(git -C sub rev-parse HEAD),sub
+      rm .git/index && ln -s ../other-index .git/index`);
+    hostGit(repo, ['status']);
+    expect(ranPlanted()).toEqual([]);
+    expect(result.removedAfterRun).toContain('/.git/index');
+  });
+
   test('a .gitmodules with a 120,000-space line or `path = .` twenty times neither hangs exec nor blocks the event loop', async () => {
     const sandbox = createMountSandbox({ root: repo });
     for (const text of [`${' '.repeat(120000)}\n[submodule "x"]\n\tpath = lib\n`, '[submodule "x"]\n\tpath = .\n'.repeat(20)]) {

@@ -86,6 +86,7 @@ class Checker {
       auto opened = open_real_path(w.git_dir);
       if (opened) git_fd = std::move(opened.value());
     }
+    if (git_fd.valid()) symlinked_index(git_fd.get(), w.git_dir);
     auto now = named_paths(top.value().get(), git_fd.valid() ? git_fd.get() : -1, limits_);
     if (now) {
       named.insert(now.value().begin(), now.value().end());
@@ -94,6 +95,14 @@ class Checker {
                                        now.error().what == "index" ? "index" : ".gitmodules"));
     }
     for (const auto& parts : named) named_path(top.value().get(), w.top, parts);
+  }
+
+  // Git follows a symlinked index; this check does not read through one: a link the command put
+  // there goes (git then finds no index, as after a removal).
+  void symlinked_index(int git_fd, const std::string& git_dir) {
+    auto st = look(git_fd, "index");
+    if (st && st.value() && S_ISLNK(st.value()->st_mode))
+      remove(git_fd, "index", join(git_dir, "index"));
   }
 
   // Walks a named path without following symlinks: a new symlink on the way, or a new .git at

@@ -53,7 +53,7 @@ bool empty_files(int dir, std::string& subdir, std::size_t& budget) {
         subdir = name;
       }
     });
-    if (!batch) return false;
+    if (!batch || files.size() > budget) return false;  // memory bounded too
     more = batch.value();
   }
   for (const std::string& file : files) {

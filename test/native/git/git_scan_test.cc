@@ -195,6 +195,18 @@ TEST_F(GitScanTest, EnclosingRepositoryIsReadOnlyWatched) {
   EXPECT_TRUE(msb_test::host_entry_exists(repo_ / "other" / ".git"));
 }
 
+// Git reads an index through a symlink; the check does not, so such a link is removed.
+TEST_F(GitScanTest, AfterTheRunASymlinkedIndexGoes) {
+  add_gitlink("sub");
+  auto scan = scan_writable({repo_.string()});
+  ASSERT_TRUE(scan.ok());
+  fs::rename(repo_ / ".git" / "index", repo_ / "elsewhere-index");
+  fs::create_symlink("../elsewhere-index", repo_ / ".git" / "index");
+  auto report = check_after_run(*scan.value().after);
+  EXPECT_EQ(report.removed, (Paths{(repo_ / ".git" / "index").string()}));
+  EXPECT_TRUE(msb_test::host_entry_exists(repo_ / "elsewhere-index"));
+}
+
 TEST_F(GitScanTest, AfterTheRunAnOversizedIndexIsReportedUnchecked) {
   auto scan = scan_writable({repo_.string()});
   ASSERT_TRUE(scan.ok());
