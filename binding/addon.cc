@@ -9,6 +9,7 @@
 #include "fs/glob_walk.h"
 #include "fs/resolver.h"
 #include "fs/sandbox.h"
+#include "git_wrap.h"
 #include "rules.h"
 #include "sandbox_wrap.h"
 
@@ -54,6 +55,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("closeConfigFile", Napi::Function::New<msb_binding::CloseConfigFile>(env));
   exports.Set("foldSuffixes", Napi::Function::New<msb_binding::FoldSuffixes>(env));
   exports.Set("matchingSuffix", Napi::Function::New<msb_binding::MatchingSuffix>(env));
+  exports.Set("gitScan", Napi::Function::New<msb_binding::GitScan>(env));
+  exports.Set("gitAfterRun", Napi::Function::New<msb_binding::GitAfterRun>(env));
   exports.Set("limits", core_limits(env));
   return exports;
 }

@@ -92,6 +92,9 @@ export interface FileErrorDetails {
   filesystem?: string;
 }
 
+/** The git scan's state between a run's start and its end (opaque). */
+export type GitAfterRunHandle = { readonly __gitAfterRun: unique symbol };
+
 export interface NativeBinding {
   NativeSandbox: typeof NativeSandbox;
   openat2Supported(): boolean;
@@ -110,6 +113,16 @@ export interface NativeBinding {
   readConfigFile(handle: ConfigFileHandle): Promise<{ text: string } | { error: FileErrorDetails }>;
   /** Closes the handle's descriptor now (a no-op once read). */
   closeConfigFile(handle: ConfigFileHandle): void;
+  /**
+   * The git scan of src/git on the threadpool (writable mount sources, real paths): what to bind
+   * read-only and to pin, and a handle for gitAfterRun. A refusal settles as `{ error }`.
+   */
+  gitScan(writable: string[]): Promise<
+    | { protect: string[]; pin: string[]; handle: GitAfterRunHandle; error?: undefined }
+    | { error: { kind: 'symlink' | 'too-large' | 'too-many' | 'malformed' | 'io'; what: string; errno?: number } }
+  >;
+  /** Removes what the command planted at names git follows; host paths. */
+  gitAfterRun(handle: GitAfterRunHandle): Promise<{ removed: string[]; unchecked: string[]; failed: string[] }>;
   /** The core's suffix_rule on each string: all folded, or the index of the first that is no rule. */
   foldSuffixes(written: string[]): { suffixes: string[]; invalid?: undefined } | { suffixes?: undefined; invalid: number };
   /** The index of the first suffix `name` ends with under the core's folding, or -1. */

@@ -11,10 +11,10 @@ const { protectedFiles, absentNames } = require('./protected');
 const { realMounts, namesToWatch, removeAppeared, removalReport, virtualPathOf } = require('./next-run');
 const { makeRemovable } = require('./cleanup');
 const { appArmorNamespaceFailure, refusedIdMaps } = require('./apparmor');
-const { gitProtection, removePlanted } = require('./git-protect');
+const { gitProtection, afterRun } = require('./git-protect');
 const { plainData } = require('./plain');
 const { parseOptions, checkArgv, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES } = require('./exec-options');
-const { DEFAULT_PATH, workingDirectory, checkMountTargets, readable, systemPaths, launchPolicy } = require('./exec-view');
+const { DEFAULT_PATH, workingDirectory, checkMountTargets, readable, systemPaths, launchPolicy, viewPath } = require('./exec-view');
 const { guidingNotes } = require('./exec-notes');
 
 const typeError = (message) => new TypeError(message);
@@ -242,7 +242,7 @@ async function exec(sandbox, handle, givenArgv, options = {}) {
   checkMountTargets(sandboxPaths);
   const tmp = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'mount-sandbox-exec-'));
   // What the run needs cleaned up after it: filled in as it starts.
-  const state = { tmp, enforced: null, view: null, git: { protect: [], pin: [], absent: [] }, watch: [], mounts: [] };
+  const state = { tmp, enforced: null, view: null, git: { protect: [], pin: [], handle: null, roots: [] }, watch: [], mounts: [] };
   let result = null;
   let failure = null;
   try {
@@ -256,7 +256,8 @@ async function exec(sandbox, handle, givenArgv, options = {}) {
   const removed = removalReport(cleanup.removed, state.mounts, state.view);
   result.removedAfterRun = removed.removedAfterRun;
   result.cleanupFailed = cleanup.failed;
-  if (removed.note !== null) result.stderr = `${result.stderr.replace(/\n$/, '')}${result.stderr === '' ? '' : '\n\n'}${removed.note}\n`;
+  const notes = [removed.note, uncheckedNote(cleanup.failed, state.view)].filter((n) => n !== null);
+  if (notes.length > 0) result.stderr = `${result.stderr.replace(/\n$/, '')}${result.stderr === '' ? '' : '\n\n'}${notes.join('\n')}\n`;
   return result;
 }
 
@@ -264,7 +265,7 @@ async function runCommand(state, sandbox, sandboxPaths, argv, opts, cwd) {
   // What the host's git runs later stays as it is (lib/git-protect.js).
   if (opts.protectGit) {
     const writable = sandboxPaths.filter((p) => p.access === 'write' || p.access === 'writeKeep');
-    state.git = gitProtection(writable.map((p) => p.path));
+    state.git = await gitProtection(writable.map((p) => p.path));
     sandboxPaths.push(
       ...state.git.protect.map((p) => ({ path: p, access: 'protect' })),
       ...state.git.pin.map((p) => ({ path: p, access: 'pin' })),
@@ -319,6 +320,14 @@ async function runCommand(state, sandbox, sandboxPaths, argv, opts, cwd) {
   });
   return result;
 }
+// What the check after the run could not read or remove (the private /tmp aside, which no later
+// run reads): the model, and through it the user, should know the next run may trust it.
+function uncheckedNote(failed, view) {
+  const names = failed.filter((p) => p !== '/tmp').map((p) => (view ? viewPath(view.workspace, p) : p));
+  if (names.length === 0) return null;
+  return `Note: after the command ended, ${names.join(', ')} could not be checked or removed; the host's git ` +
+    'or the next run may trust what the command left there.';
+}
 
 const withPidNamespace = (enforced) => enforced !== null && enforced.layers.includes('pid-namespace');
 
@@ -330,28 +339,18 @@ async function cleanUp(state) {
   const failed = [];
   if (!(await removeTempDir(state.tmp, state.enforced))) failed.push('/tmp');
   const removed = [];
-  const planted = state.git.absent.filter((file) => fs.existsSync(file) || isLink(file));
-  try {
-    await removePlanted(state.git.absent, state.enforced);
-  } catch {
-    // reported below, by what is still there
-  }
+  // git's planted names (lib/git-protect.js): removed by the core, which also says what it could
+  // not check or remove.
+  const planted = await afterRun(state.git, state.enforced);
+  removed.push(...planted.removed);
+  failed.push(...planted.unchecked, ...planted.failed);
   if (withPidNamespace(state.enforced)) {
-    for (const file of planted) (isLink(file) || fs.existsSync(file) ? failed : removed).push(file);
     const names = await removeAppeared(state.watch, removeConfined);
     removed.push(...names.removed);
     failed.push(...names.failed);
   }
   const virtual = (p) => (p === '/tmp' ? p : virtualPathOf(p, state.mounts));
   return { removed, failed: [...new Set(failed.map(virtual).filter((p) => p !== null))] };
-}
-
-function isLink(file) {
-  try {
-    return fs.lstatSync(file).isSymbolicLink();
-  } catch {
-    return false;
-  }
 }
 
 // Deletes `target` with an `rm -rf` confined by Landlock to `area` (a directory holding it): a

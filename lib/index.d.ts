@@ -460,14 +460,16 @@ export interface ExecResult {
   view: ExecView | null;
   enforcement: ExecEnforcement;
   /**
-   * Virtual paths ("/.workers", "/golem-forge.config.yaml") of what the command created at names
-   * the next run would trust, removed after it ended (only after a run in a PID namespace); a
-   * note on stderr says so too. Empty when nothing was.
+   * Virtual paths ("/.workers", "/golem-forge.config.yaml", "/sub/.git", "/.git/modules/evil") of
+   * what the command created at names the next run or the host's git would trust, removed after
+   * it ended (only after a run in a PID namespace); a note on stderr says so too. Empty when
+   * nothing was.
    */
   removedAfterRun: string[];
   /**
-   * What could not be removed after the run: "/tmp" for the command's private temp directory,
-   * else virtual paths from removedAfterRun's kind. Empty when cleanup went through.
+   * What could not be removed, or for git not checked, after the run: "/tmp" for the command's
+   * private temp directory, else virtual paths of removedAfterRun's kind (a note on stderr names
+   * those). Empty when cleanup went through.
    */
   cleanupFailed: string[];
 }

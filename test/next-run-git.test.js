@@ -240,19 +240,176 @@ maybe('a writable repository: what git would run later stays as it was', () => {
     expect(ranPlanted()).toEqual([]);
   });
 
-  // Known gap, kept as a failing test so that closing it shows: a repository the command creates
-  // has nothing to bind before the run, and a gitlink it adds to the (writable) index makes the
-  // host's `git status` run git inside it. Needs a check after the run (new gitlinks or .git).
-  test.failing('a new repository registered as a gitlink in the index never runs on the host', async () => {
+  test('a new repository registered as a gitlink in the index never runs on the host', async () => {
     const sandbox = createMountSandbox({ root: repo });
-    await exec(sandbox, `
+    const result = await exec(sandbox, `
       ${plantScript('monitor.sh', 'fsmonitor')}
       git init -q sub && git -C sub commit -q --allow-empty -m sub
       git -C sub config core.fsmonitor ${path.join(repo, 'monitor.sh')}
       git update-index --add --cacheinfo 160000,$(git -C sub rev-parse HEAD),sub`);
     hostGit(repo, ['status']);
     expect(ranPlanted()).toEqual([]);
+    expect(fs.existsSync(path.join(repo, 'sub', '.git'))).toBe(false);
+    expect(result.removedAfterRun).toEqual(['/sub/.git']);
   });
+
+  // The red team's attack: a submodule the repository names but never initialized. The command
+  // makes its git directory under .git/modules and points the submodule's .git file at it.
+  const plantModule = (name, subPath) => `
+      ${plantScript('monitor.sh', 'fsmonitor')}
+      mkdir -p .git/modules && git init -q --bare .git/modules/${name}
+      git --git-dir=.git/modules/${name} config core.fsmonitor ${path.join(repo, 'monitor.sh')}
+      git --git-dir=.git/modules/${name} config core.bare false
+      git --git-dir=.git/modules/${name} config core.worktree ../../../${subPath}
+      mkdir -p ${subPath} && echo 'gitdir: ../.git/modules/${name}' > ${subPath}/.git
+      true`;
+
+  function nameUninitializedSubmodule(name, subPath) {
+    const library = path.join(base, `library-${name}`);
+    makeRepo(library);
+    const head = hostGit(library, ['rev-parse', 'HEAD']).stdout.trim();
+    write(path.join(repo, '.gitmodules'), `[submodule "${name}"]\n\tpath = ${subPath}\n\turl = ${library}\n`);
+    expect(hostGit(repo, ['update-index', '--add', '--cacheinfo', `160000,${head},${subPath}`]).status).toBe(0);
+    expect(hostGit(repo, ['add', '.gitmodules']).status).toBe(0);
+    expect(hostGit(repo, ['commit', '-q', '-m', 'names a submodule']).status).toBe(0);
+  }
+
+  test('an uninitialized submodule, .git/modules missing: a git directory planted for it never runs', async () => {
+    nameUninitializedSubmodule('evil', 'sub');
+    expect(fs.existsSync(path.join(repo, '.git', 'modules'))).toBe(false);
+    const sandbox = createMountSandbox({ root: repo });
+    const result = await exec(sandbox, plantModule('evil', 'sub'));
+    hostRuns(repo);
+    hostGit(repo, ['submodule', 'status']);
+    expect(ranPlanted()).toEqual([]);
+    // Made before the run as git would, and kept empty.
+    expect(fs.readdirSync(path.join(repo, '.git', 'modules'))).toEqual([]);
+    expect(fs.existsSync(path.join(repo, 'sub', '.git'))).toBe(false);
+    expect(result.removedAfterRun).toEqual(['/sub/.git']);
+  });
+
+  test('an uninitialized submodule, .git/modules present: the planted module git directory is removed', async () => {
+    const library = path.join(base, 'library');
+    makeRepo(library);
+    expect(hostGit(repo, ['-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', library, 'lib']).status).toBe(0);
+    expect(hostGit(repo, ['commit', '-q', '-m', 'lib']).status).toBe(0);
+    const head = hostGit(library, ['rev-parse', 'HEAD']).stdout.trim();
+    fs.appendFileSync(path.join(repo, '.gitmodules'), `[submodule "evil"]\n\tpath = sub\n\turl = ${library}\n`);
+    expect(hostGit(repo, ['update-index', '--add', '--cacheinfo', `160000,${head},sub`]).status).toBe(0);
+    const sandbox = createMountSandbox({ root: repo });
+    const result = await exec(sandbox, plantModule('evil', 'sub'));
+    hostRuns(repo);
+    hostGit(repo, ['submodule', 'update', '--init']);
+    hostRuns(repo);
+    expect(ranPlanted()).toEqual([]);
+    expect(fs.readdirSync(path.join(repo, '.git', 'modules')).sort()).toEqual(['lib']);
+    expect([...result.removedAfterRun].sort()).toEqual(['/.git/modules/evil', '/sub/.git']);
+  });
+
+  test('a submodule path and gitlink the command adds itself, in an index of version 4: its .git is removed', async () => {
+    expect(hostGit(repo, ['update-index', '--index-version', '4']).status).toBe(0);
+    const sandbox = createMountSandbox({ root: repo });
+    const result = await exec(sandbox, `
+      ${plantScript('monitor.sh', 'fsmonitor')}
+      mkdir -p deep/er/path && git init -q deep/er/path/mod && git -C deep/er/path/mod commit -q --allow-empty -m m
+      git -C deep/er/path/mod config core.fsmonitor ${path.join(repo, 'monitor.sh')}
+      printf '[submodule "m"]\\n\\tpath = deep/er/path/mod\\n' > .gitmodules
+      git update-index --add --cacheinfo 160000,$(git -C deep/er/path/mod rev-parse HEAD),deep/er/path/mod`);
+    hostRuns(repo);
+    expect(ranPlanted()).toEqual([]);
+    expect(result.removedAfterRun).toEqual(['/deep/er/path/mod/.git']);
+  });
+
+  test('a .git planted as a symbolic link at a submodule path is itself removed, its target kept', async () => {
+    nameUninitializedSubmodule('evil', 'sub');
+    const sandbox = createMountSandbox({ root: repo });
+    const result = await exec(sandbox, `
+      ${plantScript('monitor.sh', 'fsmonitor')}
+      git init -q elsewhere && git -C elsewhere config core.fsmonitor ${path.join(repo, 'monitor.sh')}
+      mkdir -p sub && ln -s ../elsewhere/.git sub/.git`);
+    hostRuns(repo);
+    expect(ranPlanted()).toEqual([]);
+    expect(result.removedAfterRun).toEqual(['/sub/.git']);
+    expect(fs.existsSync(path.join(repo, 'elsewhere', '.git', 'config'))).toBe(true);
+  });
+
+  test('a mode-000 directory planted at .git/commondir or at a submodule\'s .git is removed, the result kept', async () => {
+    nameUninitializedSubmodule('evil', 'sub');
+    const sandbox = createMountSandbox({ root: repo });
+    const result = await exec(sandbox, `
+      mkdir -p .git/commondir/inner sub/.git/hooks && touch .git/commondir/inner/f sub/.git/HEAD
+      chmod 000 .git/commondir/inner .git/commondir sub/.git/hooks sub/.git
+      echo done`);
+    expect(result.stdout).toBe('done\n');
+    expect(fs.existsSync(path.join(repo, '.git', 'commondir'))).toBe(false);
+    expect(fs.existsSync(path.join(repo, 'sub', '.git'))).toBe(false);
+    expect([...result.removedAfterRun].sort()).toEqual(['/.git/commondir', '/sub/.git']);
+  });
+
+  test('a submodule\'s git directory under .git/modules gets no commondir, config.worktree or info of the command\'s', async () => {
+    const library = path.join(base, 'library');
+    makeRepo(library);
+    expect(hostGit(repo, ['-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', library, 'lib']).status).toBe(0);
+    fs.rmSync(path.join(repo, '.git', 'modules', 'lib', 'info'), { recursive: true, force: true });
+    fs.rmSync(path.join(repo, '.git', 'info'), { recursive: true, force: true });
+    const sandbox = createMountSandbox({ root: repo });
+    const result = await exec(sandbox, `
+      git init -q evil && ${plantScript('monitor.sh', 'fsmonitor')}
+      git -C evil config core.fsmonitor ${path.join(repo, 'monitor.sh')}
+      echo ../../../evil/.git > .git/modules/lib/commondir
+      printf '[core]\\n\\tfsmonitor = ${path.join(repo, 'monitor.sh')}\\n' > .git/modules/lib/config.worktree
+      mkdir -p .git/info .git/modules/lib/info; echo '* filter=x' > .git/info/attributes; echo '* filter=x' > .git/modules/lib/info/attributes
+      true`);
+    hostRuns(repo);
+    hostRuns(path.join(repo, 'lib'));
+    expect(ranPlanted()).toEqual([]);
+    expect(fs.readdirSync(path.join(repo, '.git', 'info'))).toEqual([]);
+    expect(fs.readdirSync(path.join(repo, '.git', 'modules', 'lib', 'info'))).toEqual([]);
+    expect([...result.removedAfterRun].sort()).toEqual(['/.git/modules/lib/commondir', '/.git/modules/lib/config.worktree']);
+  });
+
+  test('a sandbox rooted at an uninitialized submodule of a repository outside it: a repository made there is removed', async () => {
+    nameUninitializedSubmodule('evil', 'sub');
+    fs.mkdirSync(path.join(repo, 'sub'));
+    const sandbox = createMountSandbox({ root: path.join(repo, 'sub') });
+    const result = await exec(sandbox, `
+      ${plantScript('monitor.sh', 'fsmonitor')}
+      git init -q . && git commit -q --allow-empty -m planted
+      git config core.fsmonitor ${path.join(repo, 'sub', 'monitor.sh')}`);
+    hostRuns(repo);
+    expect(ranPlanted()).toEqual([]);
+    expect(fs.existsSync(path.join(repo, 'sub', '.git'))).toBe(false);
+    expect(result.removedAfterRun).toEqual(['/.git']);
+  });
+
+  test('an index swapped for a symbolic link to one with a planted gitlink is removed', async () => {
+    const sandbox = createMountSandbox({ root: repo });
+    const result = await exec(sandbox, `
+      ${plantScript('monitor.sh', 'fsmonitor')}
+      git init -q sub && git -C sub commit -q --allow-empty -m sub
+      git -C sub config core.fsmonitor ${path.join(repo, 'monitor.sh')}
+      cp .git/index other-index && GIT_INDEX_FILE=other-index git update-index --add --cacheinfo 160000,$(git -C sub rev-parse HEAD),sub
+      rm .git/index && ln -s ../other-index .git/index`);
+    hostGit(repo, ['status']);
+    expect(ranPlanted()).toEqual([]);
+    expect(result.removedAfterRun).toContain('/.git/index');
+  });
+
+  test('a .gitmodules with a 120,000-space line or `path = .` twenty times neither hangs exec nor blocks the event loop', async () => {
+    const sandbox = createMountSandbox({ root: repo });
+    for (const text of [`${' '.repeat(120000)}\n[submodule "x"]\n\tpath = lib\n`, '[submodule "x"]\n\tpath = .\n'.repeat(20)]) {
+      write(path.join(repo, '.gitmodules'), text);
+      let ticks = 0;
+      const ticker = setInterval(() => { ticks += 1; }, 1);
+      try {
+        const result = await exec(sandbox, 'echo ran');
+        expect(result.stdout).toBe('ran\n');
+      } finally {
+        clearInterval(ticker);
+      }
+      expect(ticks).toBeGreaterThan(0);
+    }
+  }, 60000);
 
   test('git add and git commit inside the sandbox keep working', async () => {
     const sandbox = createMountSandbox({ root: repo });

@@ -1,0 +1,123 @@
+#include "git_wrap.h"
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "git/git_check.h"
+#include "git/git_scan.h"
+#include "operation.h"
+
+namespace msb_binding {
+namespace {
+
+using ScanOutcome = std::variant<msb::git::GitScan, msb::git::GitRefusal>;
+using AfterRunHandle = std::shared_ptr<msb::git::AfterRun>;
+
+// Git tasks never fail as a sandbox operation: a refusal is a value the facade turns into its
+// ExecError, so the error path only rejects with what the core could not express otherwise.
+template <typename T>
+class GitTask final : public PromiseTask<T> {
+ public:
+  using typename PromiseTask<T>::Work;
+  using typename PromiseTask<T>::Convert;
+
+  static Napi::Promise Start(Napi::Env env, Work work, Convert convert) {
+    return (new GitTask(env, std::move(work), convert))->QueueForPromise();
+  }
+
+ protected:
+  void settle_error(Napi::Env env, const msb::Error& error) override {
+    this->deferred_.Reject(Napi::Error::New(env, std::string("git scan failed: ") +
+                                                     std::string(msb::errc_name(error.code)))
+                               .Value());
+  }
+
+ private:
+  GitTask(Napi::Env env, Work work, Convert convert)
+      : PromiseTask<T>(env, std::move(work), convert) {}
+};
+
+Napi::Array strings(Napi::Env env, const std::vector<std::string>& values) {
+  Napi::Array out = Napi::Array::New(env, values.size());
+  for (uint32_t i = 0; i < values.size(); ++i) out.Set(i, Napi::String::New(env, values[i]));
+  return out;
+}
+
+const char* kind_name(msb::git::GitRefusalKind kind) {
+  switch (kind) {
+    case msb::git::GitRefusalKind::symlink: return "symlink";
+    case msb::git::GitRefusalKind::too_large: return "too-large";
+    case msb::git::GitRefusalKind::too_many: return "too-many";
+    case msb::git::GitRefusalKind::malformed: return "malformed";
+    case msb::git::GitRefusalKind::io: return "io";
+  }
+  return "io";
+}
+
+Napi::Value to_scan_result(Napi::Env env, ScanOutcome& outcome) {
+  Napi::Object out = Napi::Object::New(env);
+  if (auto* refusal = std::get_if<msb::git::GitRefusal>(&outcome)) {
+    Napi::Object error = Napi::Object::New(env);
+    error.Set("kind", Napi::String::New(env, kind_name(refusal->kind)));
+    error.Set("what", Napi::String::New(env, refusal->what));
+    if (refusal->sys_errno != 0) error.Set("errno", Napi::Number::New(env, refusal->sys_errno));
+    out.Set("error", error);
+    return out;
+  }
+  auto& scan = std::get<msb::git::GitScan>(outcome);
+  out.Set("protect", strings(env, scan.protect));
+  out.Set("pin", strings(env, scan.pin));
+  auto* handle = new AfterRunHandle(std::move(scan.after));
+  out.Set("handle", Napi::External<AfterRunHandle>::New(
+                        env, handle, [](Napi::Env, AfterRunHandle* h) { delete h; }));
+  return out;
+}
+
+Napi::Value to_report(Napi::Env env, msb::git::AfterRunReport& report) {
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("removed", strings(env, report.removed));
+  out.Set("unchecked", strings(env, report.unchecked));
+  out.Set("failed", strings(env, report.failed));
+  return out;
+}
+
+}  // namespace
+
+Napi::Value GitScan(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!info[0].IsArray()) throw Napi::TypeError::New(env, "expected an array of paths");
+  Napi::Array given = info[0].As<Napi::Array>();
+  std::vector<std::string> writable;
+  for (uint32_t i = 0; i < given.Length(); ++i) {
+    Napi::Value value = given.Get(i);
+    if (!value.IsString()) throw Napi::TypeError::New(env, "expected an array of paths");
+    writable.push_back(value.As<Napi::String>().Utf8Value());
+  }
+  return GitTask<ScanOutcome>::Start(
+      env,
+      [writable = std::move(writable)]() -> msb::Result<ScanOutcome> {
+        auto scan = msb::git::scan_writable(writable);
+        if (!scan) return ScanOutcome(std::move(scan).error());
+        return ScanOutcome(std::move(scan.value()));
+      },
+      to_scan_result);
+}
+
+Napi::Value GitAfterRun(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!info[0].IsExternal()) throw Napi::TypeError::New(env, "expected a handle from gitScan()");
+  // Shared with the task: collecting the handle meanwhile leaves the state alive.
+  AfterRunHandle after = *info[0].As<Napi::External<AfterRunHandle>>().Data();
+  return GitTask<msb::git::AfterRunReport>::Start(
+      env,
+      [after]() -> msb::Result<msb::git::AfterRunReport> {
+        if (!after) return msb::git::AfterRunReport{};
+        return msb::git::check_after_run(*after);
+      },
+      to_report);
+}
+
+}  // namespace msb_binding
