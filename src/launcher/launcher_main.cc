@@ -7,6 +7,8 @@
 //   error <stage> <errno>                                  nothing was run
 //   exec <errno>                                           the command could not be executed
 //   status <wait status>                                   the command's end (PID namespace only)
+//   cgroup <path>                                          the memory cgroup made for this command,
+//                                                          for the caller to remove if we are killed
 // Both are close-on-exec, so the command never holds them. Nothing travels in argv, which every
 // process on the host can read.
 #include <fcntl.h>
@@ -19,6 +21,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,9 +30,11 @@
 #include "launcher/exec_policy.h"
 #include "launcher/landlock.h"
 #include "launcher/launch_stage.h"
+#include "launcher/memory_cgroup.h"
 #include "launcher/namespace_layer.h"
 #include "launcher/privileges.h"
 #include "launcher/seccomp_filter.h"
+#include "launcher/shared_memory.h"
 
 namespace {
 
@@ -235,6 +240,43 @@ Namespaces enter_namespaces(const msb::ExecPolicy& policy, Layers& layers) {
   return {};
 }
 
+// Only with a memory limit and namespaces: without a PID namespace nothing would wait for the
+// command's processes to remove the cgroup after them.
+std::optional<msb::MemoryCgroup> join_memory_cgroup(const msb::ExecPolicy& policy) {
+  if (policy.limits.memory_bytes == 0 || policy.namespaces == msb::NamespaceMode::off) return {};
+  std::optional<msb::MemoryCgroup> cgroup = msb::join_memory_cgroup(policy.limits.memory_bytes);
+  // A name the status line cannot carry is not kept.
+  if (cgroup && cgroup->dir.find('\n') != std::string::npos) {
+    msb::leave_memory_cgroup(*cgroup);
+    return {};
+  }
+  if (cgroup) report("cgroup " + cgroup->dir);
+  return cgroup;
+}
+
+// What holds shared memory, which RLIMIT_DATA does not count: the memory cgroup where there is
+// one; the System V limits of the command's IPC namespace and tmpfs sizes (/tmp, /dev/shm) in any
+// case. Without namespaces, none of these: the cgroup is left again.
+void bound_shared_memory(msb::ExecPolicy& policy, bool entered,
+                         std::optional<msb::MemoryCgroup>& cgroup, Layers& layers) {
+  if (policy.limits.memory_bytes == 0) return;
+  if (cgroup && !entered) {
+    msb::leave_memory_cgroup(*cgroup);
+    cgroup.reset();
+  }
+  if (cgroup)
+    layers.apply("memory-cgroup");
+  else
+    layers.miss("memory-cgroup");
+  if (!entered) return;
+  if (msb::limit_system_v(policy.limits.memory_bytes))
+    layers.apply("shm-limit");
+  else
+    layers.miss("shm-limit");
+  if (msb::Status covered = msb::put_tmp_on_tmpfs(policy); !covered)
+    fail(msb::LaunchStage::root, covered.error());
+}
+
 // A policy path that cannot be opened, or now names another inode than the sandbox pinned.
 [[noreturn]] void fail_path_or(const msb::Error& e, msb::LaunchStage stage) {
   fail(e.code == msb::Errc::changed_underneath ? msb::LaunchStage::path_changed : stage, e);
@@ -372,7 +414,8 @@ void add_root_rules(msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds) {
 }
 
 [[noreturn]] void run_in_pid_namespace(msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds,
-                                       msb::UniqueFd& root, bool own_network, Layers& layers) {
+                                       msb::UniqueFd& root, bool own_network, Layers& layers,
+                                       const std::optional<msb::MemoryCgroup>& cgroup) {
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) fail(msb::LaunchStage::pipe, errno);
   pid_t init = ::fork();
@@ -386,6 +429,8 @@ void add_root_rules(msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds) {
   root.reset();
   int init_status = 0;
   wait_for(init, &init_status);
+  // Before the status: when the caller sees the command's end, its cgroup is gone.
+  if (cgroup) msb::leave_memory_cgroup(*cgroup);
   int status = 0;
   if (::read(pipe_fds[0], &status, sizeof status) == static_cast<ssize_t>(sizeof status)) {
     report("status " + std::to_string(status));
@@ -434,12 +479,16 @@ int main(int argc, char**) {
   msb::note_system_links(policy);
   if (msb::Status canonical = msb::canonicalize_paths(policy); !canonical)
     fail_path(canonical.error());
+  // Before enter_namespaces, and so before a cgroup namespace is unshared (it must be rooted at
+  // the command's cgroup): the PID namespace's init and the command inherit the cgroup.
+  std::optional<msb::MemoryCgroup> cgroup = join_memory_cgroup(policy);
   const Namespaces ns = enter_namespaces(policy, layers);
+  bound_shared_memory(policy, ns.entered, cgroup, layers);
   msb::merge_duplicate_paths(policy, ns.entered);
   std::vector<msb::UniqueFd> fds = open_paths(policy);
   if (ns.entered) {
     msb::UniqueFd root = build_root_or_fail(policy, fds);
-    run_in_pid_namespace(policy, fds, root, ns.network, layers);
+    run_in_pid_namespace(policy, fds, root, ns.network, layers, cgroup);
   }
   point_home_at_host_tmp(policy);
   msb::UniqueFd cwd = open_cwd(policy.host_cwd, policy);

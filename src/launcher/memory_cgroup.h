@@ -1,0 +1,33 @@
+// A memory cgroup for one command: RLIMIT_DATA counts only each process's private memory, while a
+// cgroup's limit counts everything its processes make resident, shared memory included (shared
+// anonymous mappings, memfds, System V segments, tmpfs files). The launcher makes one where it
+// may (as root, or in a delegated cgroup v2 subtree), joins it before entering its namespaces so
+// that the PID namespace's init and the command inherit it, and removes it when init has ended.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace msb {
+
+struct MemoryCgroup {
+  std::string dir;   // the cgroup made for this command (a host path, never shown to it)
+  std::string home;  // the cgroup the launcher came from, which it returns to before removal
+};
+
+// Makes a child cgroup limited to `memory_bytes` of memory and none of swap, and moves the
+// calling process into it. Where the memory controller is on cgroup v2, the child is made beside
+// our own cgroup (a v2 cgroup holding processes cannot give children controllers), so that
+// cgroup's parent must have memory among its controllers and be writable by us, as systemd's
+// delegation to a user's service makes it; where it is on cgroup v1, below our own (root only,
+// in practice). Nothing when no cgroup can be made here, or any step fails (the cgroup is then
+// removed again).
+std::optional<MemoryCgroup> join_memory_cgroup(std::uint64_t memory_bytes);
+
+// Moves the calling process back home and removes the cgroup, waiting briefly for processes that
+// are still exiting; on cgroup v2, kills what is left in it. Best effort: the caller of the
+// launcher removes it too when the launcher itself was killed.
+void leave_memory_cgroup(const MemoryCgroup& cgroup);
+
+}  // namespace msb
