@@ -11,8 +11,8 @@ const fs = require('fs');
 const path = require('path');
 const { IS_ROOT, sleep, run, needs, skipped, useExecFixture } = require('./exec-helpers');
 
-let sandbox; // set before each test
-useExecFixture((fixture) => ({ sandbox } = fixture));
+let root, sandbox; // set before each test
+useExecFixture((fixture) => ({ root, sandbox } = fixture));
 
 const MiB = 1024 * 1024;
 const LIMIT = 64 * MiB;
@@ -137,7 +137,8 @@ describe('[memory] shared memory under limits.memoryBytes', () => {
 
   for (const [name, attack] of Object.entries(ATTACKS)) {
     const bounded = CGROUP || BOUNDED_WITHOUT_CGROUP.has(name);
-    needsPython(`[memory] ${name} of 256 MiB is stopped under a 64 MiB limit${bounded ? '' : ' (no cgroup here: reported as unbounded)'}`, async () => {
+    const title = bounded ? 'is stopped under a 64 MiB limit' : 'is reported unbounded under a 64 MiB limit without a memory cgroup';
+    needsPython(`[memory] ${name} of 256 MiB ${title}`, async () => {
       const result = await run(sandbox, [PYTHON, '-c', script(attack)], { limits: { memoryBytes: LIMIT }, timeoutMs: 60_000 });
       const { enforcement } = result;
       if (bounded) {
@@ -171,6 +172,31 @@ describe('[memory] the System V limits of the command\'s IPC namespace', () => {
     expect(shmmni).toBeLessThanOrEqual(4096);
     expect(result.enforcement.layers).toContain('shm-limit');
     expect(['shmmax', 'shmall', 'shmmni'].map((n) => fs.readFileSync(`/proc/sys/kernel/${n}`, 'utf8'))).toEqual(host);
+  });
+
+  needsPython('[memory] the command cannot raise its own shmmax or shmall', async () => {
+    const raise = `
+for n in ("shmmax", "shmall"):
+    try:
+        with open("/proc/sys/kernel/" + n, "w") as f: f.write("1099511627776")
+        print(n, "raised")
+    except OSError as e:
+        print(n, "refused", e.errno)
+for n in ("shmmax", "shmall"): print(open("/proc/sys/kernel/" + n).read().strip())`;
+    const result = await run(sandbox, [PYTHON, '-c', raise], { limits: { memoryBytes: LIMIT } });
+    expect(result.stdout).not.toContain('raised');
+    expect(result.stdout.trim().split('\n').slice(-2).map(Number)).toEqual([LIMIT, LIMIT / 4096]);
+  });
+});
+
+describe('[memory] who the command is under a memory limit', () => {
+  // Without root, the IPC namespace is made in a user namespace of its own first: the command
+  // must still be the caller, and its files the caller's.
+  needs('private-root')('[memory] the command runs as the caller and its files are the caller\'s', async () => {
+    const result = await run(sandbox, ['sh', '-c', 'id -u; id -g; echo x > made.txt'], { limits: { memoryBytes: LIMIT } });
+    expect(result.stdout).toBe(`${process.getuid()}\n${process.getgid()}\n`);
+    const made = fs.statSync(path.join(root, 'made.txt'));
+    expect([made.uid, made.gid]).toEqual([process.getuid(), process.getgid()]);
   });
 });
 

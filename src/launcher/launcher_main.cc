@@ -8,7 +8,8 @@
 //   exec <errno>                                           the command could not be executed
 //   status <wait status>                                   the command's end (PID namespace only)
 //   cgroup <path>                                          the memory cgroup made for this command,
-//                                                          for the caller to remove if we are killed
+//                                                          for the caller to remove if we are
+//                                                          killed
 // Both are close-on-exec, so the command never holds them. Nothing travels in argv, which every
 // process on the host can read.
 #include <fcntl.h>
@@ -205,10 +206,10 @@ struct Namespaces {
   bool network = false;
 };
 
-Namespaces enter_namespaces(const msb::ExecPolicy& policy, Layers& layers) {
+Namespaces enter_namespaces(const msb::ExecPolicy& policy, bool own_ipc, Layers& layers) {
   int err = 0;
   if (policy.namespaces != msb::NamespaceMode::off) {
-    auto entered = msb::enter_namespaces(!policy.network);
+    auto entered = msb::enter_namespaces(!policy.network, own_ipc);
     if (entered) {
       layers.apply("user-namespace");
       layers.apply("mount-namespace");
@@ -254,10 +255,21 @@ std::optional<msb::MemoryCgroup> join_memory_cgroup(const msb::ExecPolicy& polic
   return cgroup;
 }
 
+// Root is uid 0 of the namespaces enter_namespaces makes, and sets the System V limits there; any
+// other caller makes the IPC namespace first (shared_memory.h).
+msb::LimitedIpc limit_ipc_first(const msb::ExecPolicy& policy) {
+  if (policy.limits.memory_bytes == 0 || policy.namespaces == msb::NamespaceMode::off ||
+      ::geteuid() == 0)
+    return {};
+  auto ipc = msb::enter_limited_ipc_namespace(policy.limits.memory_bytes);
+  if (!ipc) fail(msb::LaunchStage::namespaces, ipc.error());
+  return ipc.value();
+}
+
 // What holds shared memory, which RLIMIT_DATA does not count: the memory cgroup where there is
 // one; the System V limits of the command's IPC namespace and tmpfs sizes (/tmp, /dev/shm) in any
 // case. Without namespaces, none of these: the cgroup is left again.
-void bound_shared_memory(msb::ExecPolicy& policy, bool entered,
+void bound_shared_memory(msb::ExecPolicy& policy, bool entered, const msb::LimitedIpc& ipc,
                          std::optional<msb::MemoryCgroup>& cgroup, Layers& layers) {
   if (policy.limits.memory_bytes == 0) return;
   if (cgroup && !entered) {
@@ -269,7 +281,8 @@ void bound_shared_memory(msb::ExecPolicy& policy, bool entered,
   else
     layers.miss("memory-cgroup");
   if (!entered) return;
-  if (msb::limit_system_v(policy.limits.memory_bytes))
+  if (ipc.entered ? ipc.limited
+                  : static_cast<bool>(msb::limit_system_v(policy.limits.memory_bytes)))
     layers.apply("shm-limit");
   else
     layers.miss("shm-limit");
@@ -482,8 +495,9 @@ int main(int argc, char**) {
   // Before enter_namespaces, and so before a cgroup namespace is unshared (it must be rooted at
   // the command's cgroup): the PID namespace's init and the command inherit the cgroup.
   std::optional<msb::MemoryCgroup> cgroup = join_memory_cgroup(policy);
-  const Namespaces ns = enter_namespaces(policy, layers);
-  bound_shared_memory(policy, ns.entered, cgroup, layers);
+  const msb::LimitedIpc ipc = limit_ipc_first(policy);
+  const Namespaces ns = enter_namespaces(policy, !ipc.entered, layers);
+  bound_shared_memory(policy, ns.entered, ipc, cgroup, layers);
   msb::merge_duplicate_paths(policy, ns.entered);
   std::vector<msb::UniqueFd> fds = open_paths(policy);
   if (ns.entered) {

@@ -125,7 +125,9 @@ bool make_directory(const std::string& dir) {
 // No swap either: memory pushed out to swap would otherwise escape the limit.
 bool set_limits(const std::string& dir, std::uint64_t memory_bytes, bool v2) {
   const std::string bytes = std::to_string(memory_bytes);
-  if (v2) return write_text(dir + "/memory.max", bytes) && write_if_present(dir + "/memory.swap.max", "0");
+  if (v2)
+    return write_text(dir + "/memory.max", bytes) &&
+           write_if_present(dir + "/memory.swap.max", "0");
   // v1 wants memory+swap at least memory, so memory first.
   return write_text(dir + "/memory.limit_in_bytes", bytes) &&
          write_if_present(dir + "/memory.memsw.limit_in_bytes", bytes);

@@ -78,11 +78,11 @@ bool needs_read_only_binds(const ExecPolicy& policy) noexcept {
   });
 }
 
-Result<NamespacesEntered> enter_namespaces(bool own_network) {
+Result<NamespacesEntered> enter_namespaces(bool own_network, bool own_ipc) {
   const uid_t uid = ::geteuid();
   const gid_t gid = ::getegid();
   // IPC: System V objects and POSIX message queues are found by id or name, not through files.
-  const int flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC;
+  const int flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | (own_ipc ? CLONE_NEWIPC : 0);
   NamespacesEntered entered;
   entered.network = own_network && ::unshare(flags | CLONE_NEWNET) == 0;
   if (!entered.network && ::unshare(flags) != 0) {

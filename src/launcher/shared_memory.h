@@ -26,4 +26,18 @@ Status put_tmp_on_tmpfs(const ExecPolicy& policy);
 // the namespace's user namespace write them. Fails with io_error (sys_errno, op).
 Status limit_system_v(std::uint64_t memory_bytes);
 
+// What enter_limited_ipc_namespace did.
+struct LimitedIpc {
+  bool entered = false;  // we are in an IPC namespace of our own
+  bool limited = false;  // its System V limits are set
+};
+
+// For a caller other than root, before enter_namespaces (which must then keep this IPC
+// namespace): uid 0 of the user namespace owning the command's namespaces is unmapped there, so
+// the IPC namespace is made in a user namespace of its own where uid 0 is us, its limits set, and
+// a second user namespace below maps our own ids back for what follows. Nothing when the kernel
+// refuses a user namespace (enter_namespaces says so then). Fails with io_error (sys_errno, op)
+// when an id map cannot be written (as under Ubuntu's AppArmor restriction).
+Result<LimitedIpc> enter_limited_ipc_namespace(std::uint64_t memory_bytes);
+
 }  // namespace msb
