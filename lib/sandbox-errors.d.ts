@@ -49,6 +49,8 @@ export type EnforcementLayer =
   | 'private-proc'
   | 'process-limit'
   | 'memory-limit'
+  | 'memory-cgroup'
+  | 'shm-limit'
   | 'cpu-limit'
   | 'no-capabilities'
   | 'namespaces'

@@ -9,6 +9,7 @@
 // Setup, layer checks and helpers shared by the exec-*.test.js files: exec-helpers.js.
 const fs = require('fs');
 const path = require('path');
+const { testNeeding } = require('./helpers');
 const { IS_ROOT, sleep, run, needs, skipped, useExecFixture } = require('./exec-helpers');
 
 let root, sandbox; // set before each test
@@ -54,17 +55,46 @@ function cgroupExpected() {
 
 const CGROUP = cgroupExpected();
 
-function leftoverCgroups() {
+// The launchers' cgroups ("msb-<launcher pid>") beside or below ours, as full paths.
+function launcherCgroups() {
   return ownCgroupDirs().dirs.flatMap((dir) => {
     try {
-      return fs.readdirSync(dir).filter((name) => name.startsWith('msb-'));
+      return fs.readdirSync(dir).filter((name) => /^msb-\d+$/.test(name)).map((name) => path.join(dir, name));
     } catch {
       return [];
     }
   });
 }
 
-const needsPython = fs.existsSync(PYTHON) ? needs('private-root') : skipped(`${PYTHON} is not installed`);
+function readOr(file, fallback) {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return fallback;
+  }
+}
+
+// Launchers this Jest worker started that are running now.
+function ourLaunchers() {
+  return fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
+    const stat = readOr(`/proc/${p}/stat`, '');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return stat.includes('(msb-launch)') && Number(fields[1]) === process.pid;
+  }).map(Number);
+}
+
+// Cgroups of launchers that are gone: empty, and still there a second later (other suites run
+// in parallel, and their launchers' cgroups come and go).
+async function leftoverCgroups() {
+  const empty = () => launcherCgroups().filter((dir) => readOr(path.join(dir, 'cgroup.procs'), 'x').trim() === '');
+  const first = empty();
+  if (first.length === 0) return [];
+  await sleep(1000);
+  const second = new Set(empty());
+  return first.filter((dir) => second.has(dir));
+}
+
+const needsPython = fs.existsSync(PYTHON) ? needs('private-root') : testNeeding(`${PYTHON} is not installed`);
 
 // Touches 256 MiB through `how`, 1 MiB at a time, and prints "touched" only if all of it was.
 const PRELUDE = `
@@ -205,42 +235,45 @@ describe('[memory-cgroup] the cgroup of each exec', () => {
   const limits = { memoryBytes: LIMIT };
 
   needsCgroup('[memory-cgroup] one cgroup exists while a command runs, none after many runs, a timeout or a killed launcher', async () => {
-    expect(leftoverCgroups()).toEqual([]);
-    // While it runs: one cgroup of ours.
+    expect(await leftoverCgroups()).toEqual([]);
+    // While it runs: its launcher's cgroup, holding the command.
     const running = run(sandbox, ['sleep', '1'], { limits });
     await sleep(500);
-    expect(leftoverCgroups()).toHaveLength(1);
+    const [launcher] = ourLaunchers();
+    const dir = launcherCgroups().find((d) => path.basename(d) === `msb-${launcher}`);
+    expect(dir).toBeDefined();
+    expect(readOr(path.join(dir, 'cgroup.procs'), '').trim().split('\n').length).toBeGreaterThanOrEqual(2);
+    expect(readOr(path.join(dir, fs.existsSync(path.join(dir, 'memory.max')) ? 'memory.max' : 'memory.limit_in_bytes'), '').trim()).toBe(String(LIMIT));
     await running;
+    expect(fs.existsSync(dir)).toBe(false);
     for (let i = 0; i < 20; i += 1) await run(sandbox, ['true'], { limits });
-    expect(leftoverCgroups()).toEqual([]);
-    // A timeout kills the launcher's process group.
-    const timed = await run(sandbox, ['sh', '-c', 'sleep 30 & sleep 30'], { limits, timeoutMs: 500 });
-    expect(timed.timedOut).toBe(true);
-    await sleep(100);
-    expect(leftoverCgroups()).toEqual([]);
+    expect(await leftoverCgroups()).toEqual([]);
+    // A timeout kills the launcher's process group: exec removes the cgroup before it resolves.
+    const timedOut = run(sandbox, ['sh', '-c', 'sleep 30 & sleep 30'], { limits, timeoutMs: 1000 });
+    await sleep(500);
+    const timedDirs = ourLaunchers().map((pid) => launcherCgroups().find((d) => path.basename(d) === `msb-${pid}`));
+    expect(timedDirs).toHaveLength(1);
+    expect((await timedOut).timedOut).toBe(true);
+    expect(fs.existsSync(timedDirs[0])).toBe(false);
     // The launcher killed from outside (not through exec's timeout).
     const killed = run(sandbox, ['sleep', '30'], { limits });
     await sleep(500);
-    const launchers = fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
-      try {
-        const stat = fs.readFileSync(`/proc/${p}/stat`, 'utf8');
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        return stat.includes('(msb-launch)') && Number(fields[1]) === process.pid;
-      } catch {
-        return false;
-      }
-    });
+    const launchers = ourLaunchers();
     expect(launchers).toHaveLength(1);
-    process.kill(Number(launchers[0]), 'SIGKILL');
+    const killedDir = launcherCgroups().find((d) => path.basename(d) === `msb-${launchers[0]}`);
+    expect(killedDir).toBeDefined();
+    process.kill(launchers[0], 'SIGKILL');
     await killed.catch(() => {});
-    await sleep(100);
-    expect(leftoverCgroups()).toEqual([]);
+    expect(fs.existsSync(killedDir)).toBe(false);
+    expect(await leftoverCgroups()).toEqual([]);
   }, 60_000);
 
   needsCgroup('[memory-cgroup] no cgroup is made when no memory limit is given', async () => {
     const running = run(sandbox, ['sleep', '1']);
     await sleep(500);
-    expect(leftoverCgroups()).toEqual([]);
+    const [launcher] = ourLaunchers();
+    expect(launcher).toBeDefined();
+    expect(launcherCgroups().filter((d) => path.basename(d) === `msb-${launcher}`)).toEqual([]);
     const result = await running;
     expect(result.enforcement.layers).not.toContain('memory-cgroup');
   });

@@ -428,13 +428,14 @@ void add_root_rules(msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds) {
 
 [[noreturn]] void run_in_pid_namespace(msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds,
                                        msb::UniqueFd& root, bool own_network, Layers& layers,
-                                       const std::optional<msb::MemoryCgroup>& cgroup) {
+                                       std::optional<msb::MemoryCgroup>& cgroup) {
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) fail(msb::LaunchStage::pipe, errno);
   pid_t init = ::fork();
   if (init < 0) fail(msb::LaunchStage::fork, errno);
   if (init == 0) {
     ::close(pipe_fds[0]);
+    cgroup.reset();  // the host's cgroup directories: only the outer launcher needs them
     run_init(policy, fds, root, own_network, layers, pipe_fds[1]);
   }
   ::close(pipe_fds[1]);

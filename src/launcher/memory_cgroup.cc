@@ -41,10 +41,18 @@ std::optional<std::string> read_small(const std::string& path) {
   return std::nullopt;
 }
 
-bool write_text(const std::string& path, std::string_view text) {
-  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
+bool write_text_at(int dir, const std::string& path, std::string_view text) {
+  UniqueFd fd(::openat(dir, path.c_str(), O_WRONLY | O_CLOEXEC));
   return fd.valid() &&
          ::write(fd.get(), text.data(), text.size()) == static_cast<ssize_t>(text.size());
+}
+
+bool write_text(const std::string& path, std::string_view text) {
+  return write_text_at(AT_FDCWD, path, text);
+}
+
+UniqueFd open_directory(const std::string& path) {
+  return UniqueFd(::open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
 }
 
 // A limit file the kernel may lack (swap accounting is optional): absent is fine.
@@ -144,8 +152,13 @@ std::optional<MemoryCgroup> join_memory_cgroup(std::uint64_t memory_bytes) {
   std::optional<Placement> place = find_placement();
   if (!place) return std::nullopt;
   if (place->v2 && !memory_passed_down(place->parent)) return std::nullopt;
-  MemoryCgroup cgroup{place->parent + "/msb-" + std::to_string(::getpid()), place->home};
-  if (!make_directory(cgroup.dir)) return std::nullopt;
+  MemoryCgroup cgroup;
+  cgroup.name = "msb-" + std::to_string(::getpid());
+  cgroup.dir = place->parent + "/" + cgroup.name;
+  cgroup.parent = open_directory(place->parent);
+  cgroup.home = open_directory(place->home);
+  if (!cgroup.parent.valid() || !cgroup.home.valid() || !make_directory(cgroup.dir))
+    return std::nullopt;
   // "0": the writing process itself.
   if (!set_limits(cgroup.dir, memory_bytes, place->v2) ||
       !write_text(cgroup.dir + "/cgroup.procs", "0")) {
@@ -156,12 +169,13 @@ std::optional<MemoryCgroup> join_memory_cgroup(std::uint64_t memory_bytes) {
 }
 
 void leave_memory_cgroup(const MemoryCgroup& cgroup) {
-  write_text(cgroup.home + "/cgroup.procs", "0");
+  write_text_at(cgroup.home.get(), "cgroup.procs", "0");
   // When init's wait returns, the kernel has ended every process of its namespace; a few may
   // still count as members for an instant.
   for (int attempt = 0; attempt < 250; ++attempt) {
-    if (::rmdir(cgroup.dir.c_str()) == 0 || errno != EBUSY) return;
-    if (attempt == 0) write_text(cgroup.dir + "/cgroup.kill", "1");  // v2 only
+    if (::unlinkat(cgroup.parent.get(), cgroup.name.c_str(), AT_REMOVEDIR) == 0 || errno != EBUSY)
+      return;
+    if (attempt == 0) write_text_at(cgroup.parent.get(), cgroup.name + "/cgroup.kill", "1");  // v2
     sleep_briefly();
   }
 }

@@ -9,11 +9,16 @@
 #include <optional>
 #include <string>
 
+#include "common/unique_fd.h"
+
 namespace msb {
 
+// Held by descriptor: once the command's root is pivoted in, the launcher no longer sees /sys.
 struct MemoryCgroup {
   std::string dir;   // the cgroup made for this command (a host path, never shown to it)
-  std::string home;  // the cgroup the launcher came from, which it returns to before removal
+  std::string name;  // its name in `parent`
+  UniqueFd parent;   // the cgroup it was made in
+  UniqueFd home;     // the cgroup the launcher came from, which it returns to before removal
 };
 
 // Makes a child cgroup limited to `memory_bytes` of memory and none of swap, and moves the
