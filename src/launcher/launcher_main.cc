@@ -280,7 +280,10 @@ void bound_shared_memory(msb::ExecPolicy& policy, bool entered, const msb::Limit
     layers.apply("memory-cgroup");
   else
     layers.miss("memory-cgroup");
-  if (!entered) return;
+  if (!entered) {
+    layers.miss("shm-limit");  // the host's IPC namespace
+    return;
+  }
   if (ipc.entered ? ipc.limited
                   : static_cast<bool>(msb::limit_system_v(policy.limits.memory_bytes)))
     layers.apply("shm-limit");
