@@ -225,9 +225,10 @@ function enforcedLimits(limits, layers) {
   };
 }
 
-// The launcher removes its memory cgroup once the command has ended; killed (a timeout kills its
-// process group), it cannot. Then its processes are dying with the PID namespace: wait for them
-// (cgroup v2 kills what is left) and remove it here.
+// The launcher's memory cgroup, removed once the launcher has exited (it stays in it to the end:
+// moving out would cost it an RCU grace period). After a timeout or a kill, the command's
+// processes may still be dying with its PID namespace: wait for them (cgroup v2 kills what is
+// left).
 async function removeCgroup(dir) {
   for (let attempt = 0; attempt < 100; attempt += 1) {
     try {

@@ -8,8 +8,7 @@
 //   exec <errno>                                           the command could not be executed
 //   status <wait status>                                   the command's end (PID namespace only)
 //   cgroup <path>                                          the memory cgroup made for this command,
-//                                                          for the caller to remove if we are
-//                                                          killed
+//                                                          for the caller to remove once we ended
 // Both are close-on-exec, so the command never holds them. Nothing travels in argv, which every
 // process on the host can read.
 #include <fcntl.h>
@@ -432,13 +431,14 @@ void add_root_rules(msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds) {
 [[noreturn]] void run_in_pid_namespace(msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds,
                                        msb::UniqueFd& root, bool own_network, Layers& layers,
                                        std::optional<msb::MemoryCgroup>& cgroup) {
+  // The descriptors of the host's cgroup directories: not for init, nor the command.
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) fail(msb::LaunchStage::pipe, errno);
   pid_t init = ::fork();
   if (init < 0) fail(msb::LaunchStage::fork, errno);
   if (init == 0) {
     ::close(pipe_fds[0]);
-    cgroup.reset();  // the host's cgroup directories: only the outer launcher needs them
+    cgroup.reset();
     run_init(policy, fds, root, own_network, layers, pipe_fds[1]);
   }
   ::close(pipe_fds[1]);
@@ -446,8 +446,8 @@ void add_root_rules(msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds) {
   root.reset();
   int init_status = 0;
   wait_for(init, &init_status);
-  // Before the status: when the caller sees the command's end, its cgroup is gone.
-  if (cgroup) msb::leave_memory_cgroup(*cgroup);
+  // The memory cgroup stays: we are in it, and leaving would cost a second migration (each waits
+  // for an RCU grace period, milliseconds); the caller removes it once we have exited.
   int status = 0;
   if (::read(pipe_fds[0], &status, sizeof status) == static_cast<ssize_t>(sizeof status)) {
     report("status " + std::to_string(status));

@@ -141,6 +141,14 @@ bool set_limits(const std::string& dir, std::uint64_t memory_bytes, bool v2) {
          write_if_present(dir + "/memory.memsw.limit_in_bytes", bytes);
 }
 
+// Where "0" moves us. Moving a whole process takes the kernel's thread-group lock for writing,
+// which waits for an RCU grace period (milliseconds); moving the calling thread alone does not,
+// and cgroup v1's "tasks" allows that. We are single-threaded, so the thread is the process.
+// Cgroup v2 moves single threads only within threaded subtrees: there, the process.
+const char* membership_file(bool v2) {
+  return v2 ? "cgroup.procs" : "tasks";
+}
+
 void sleep_briefly() {
   timespec pause{0, 2'000'000};
   ::nanosleep(&pause, nullptr);
@@ -160,8 +168,9 @@ std::optional<MemoryCgroup> join_memory_cgroup(std::uint64_t memory_bytes) {
   if (!cgroup.parent.valid() || !cgroup.home.valid() || !make_directory(cgroup.dir))
     return std::nullopt;
   // "0": the writing process itself.
+  cgroup.v2 = place->v2;
   if (!set_limits(cgroup.dir, memory_bytes, place->v2) ||
-      !write_text(cgroup.dir + "/cgroup.procs", "0")) {
+      !write_text(cgroup.dir + "/" + membership_file(place->v2), "0")) {
     ::rmdir(cgroup.dir.c_str());
     return std::nullopt;
   }
@@ -169,7 +178,7 @@ std::optional<MemoryCgroup> join_memory_cgroup(std::uint64_t memory_bytes) {
 }
 
 void leave_memory_cgroup(const MemoryCgroup& cgroup) {
-  write_text_at(cgroup.home.get(), "cgroup.procs", "0");
+  write_text_at(cgroup.home.get(), membership_file(cgroup.v2), "0");
   // When init's wait returns, the kernel has ended every process of its namespace; a few may
   // still count as members for an instant.
   for (int attempt = 0; attempt < 250; ++attempt) {

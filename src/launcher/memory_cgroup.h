@@ -1,8 +1,10 @@
 // A memory cgroup for one command: RLIMIT_DATA counts only each process's private memory, while a
 // cgroup's limit counts everything its processes make resident, shared memory included (shared
 // anonymous mappings, memfds, System V segments, tmpfs files). The launcher makes one where it
-// may (as root, or in a delegated cgroup v2 subtree), joins it before entering its namespaces so
-// that the PID namespace's init and the command inherit it, and removes it when init has ended.
+// may (as root, or in a delegated cgroup v2 subtree) and joins it before entering its namespaces,
+// so that the PID namespace's init and the command inherit it. It stays in it to the end: each
+// migration waits for an RCU grace period (milliseconds), so it does not move out again, and its
+// caller (lib/exec.js) removes the cgroup once it has exited.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +21,7 @@ struct MemoryCgroup {
   std::string name;  // its name in `parent`
   UniqueFd parent;   // the cgroup it was made in
   UniqueFd home;     // the cgroup the launcher came from, which it returns to before removal
+  bool v2 = false;   // on cgroup v2 (else the memory controller's v1 hierarchy)
 };
 
 // Makes a child cgroup limited to `memory_bytes` of memory and none of swap, and moves the
@@ -32,7 +35,7 @@ std::optional<MemoryCgroup> join_memory_cgroup(std::uint64_t memory_bytes);
 
 // Moves the calling process back home and removes the cgroup, waiting briefly for processes that
 // are still exiting; on cgroup v2, kills what is left in it. Best effort: the caller of the
-// launcher removes it too when the launcher itself was killed.
+// launcher removes it too. For a launch that goes on without namespaces.
 void leave_memory_cgroup(const MemoryCgroup& cgroup);
 
 }  // namespace msb
