@@ -5,6 +5,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <ctime>
 #include <string_view>
@@ -85,32 +86,19 @@ struct Placement {
   bool v2 = false;
 };
 
-// From /proc/self/cgroup ("id:controllers:path" per hierarchy): the v1 hierarchy holding the
-// memory controller when there is one (then v2 has no memory controller), else the v2 one.
 std::optional<Placement> find_placement() {
   std::optional<std::string> text = read_small("/proc/self/cgroup");
   if (!text) return std::nullopt;
-  std::optional<std::string> v2_path;
-  std::string_view rest = *text;
-  while (!rest.empty()) {
-    std::string_view line = rest.substr(0, rest.find('\n'));
-    rest.remove_prefix(std::min(rest.size(), line.size() + 1));
-    const std::size_t first = line.find(':');
-    const std::size_t second = line.find(':', first + 1);
-    if (first == std::string_view::npos || second == std::string_view::npos) continue;
-    std::string_view controllers = line.substr(first + 1, second - first - 1);
-    std::string_view path = line.substr(second + 1);
-    if (!path.starts_with('/')) continue;
-    if (has_word(controllers, "memory")) {
-      if (!is_filesystem(kV1Memory, kCgroupV1Magic)) return std::nullopt;
-      std::string home = under(kV1Memory, path);
-      return Placement{home, home, false};
-    }
-    if (line.substr(0, first) == "0" && controllers.empty()) v2_path = std::string(path);
+  std::optional<CgroupMembership> member = memory_cgroup_membership(*text);
+  if (!member) return std::nullopt;
+  if (!member->v2) {
+    if (!is_filesystem(kV1Memory, kCgroupV1Magic)) return std::nullopt;
+    std::string home = under(kV1Memory, member->path);
+    return Placement{home, home, false};
   }
-  if (!v2_path || !is_filesystem(kV2Root, kCgroupV2Magic)) return std::nullopt;
-  std::string home = under(kV2Root, *v2_path);
-  std::string parent = *v2_path == "/" ? home : home.substr(0, home.rfind('/'));
+  if (!is_filesystem(kV2Root, kCgroupV2Magic)) return std::nullopt;
+  std::string home = under(kV2Root, member->path);
+  std::string parent = member->path == "/" ? home : home.substr(0, home.rfind('/'));
   return Placement{home, parent, true};
 }
 
@@ -155,6 +143,29 @@ void sleep_briefly() {
 }
 
 }  // namespace
+
+std::optional<CgroupMembership> memory_cgroup_membership(std::string_view proc_self_cgroup) {
+  std::optional<CgroupMembership> v2;
+  std::string_view rest = proc_self_cgroup;
+  while (!rest.empty()) {
+    std::string_view line = rest.substr(0, rest.find('\n'));
+    rest.remove_prefix(std::min(rest.size(), line.size() + 1));
+    const std::size_t first = line.find(':');
+    const std::size_t second = line.find(':', first + 1);
+    if (first == std::string_view::npos || second == std::string_view::npos) continue;
+    std::string_view controllers = line.substr(first + 1, second - first - 1);
+    std::string_view path = line.substr(second + 1);
+    // Outside our cgroup namespace's root ("/.."), or not a path: nothing we can name.
+    const bool usable = path.starts_with('/') && path.find("/..") == std::string_view::npos;
+    if (has_word(controllers, "memory")) {
+      if (!usable) return std::nullopt;
+      return CgroupMembership{std::string(path), false};
+    }
+    if (line.substr(0, first) == "0" && controllers.empty() && usable)
+      v2 = CgroupMembership{std::string(path), true};
+  }
+  return v2;
+}
 
 std::optional<MemoryCgroup> join_memory_cgroup(std::uint64_t memory_bytes) {
   std::optional<Placement> place = find_placement();

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "common/unique_fd.h"
 
@@ -23,6 +24,16 @@ struct MemoryCgroup {
   UniqueFd home;     // the cgroup the launcher came from, which it returns to before removal
   bool v2 = false;   // on cgroup v2 (else the memory controller's v1 hierarchy)
 };
+
+// Our cgroup as /proc/self/cgroup (`proc_self_cgroup`, "id:controllers:path" per hierarchy) puts
+// it: in the cgroup v1 hierarchy holding the memory controller when there is one (cgroup v2 then
+// has none), else in cgroup v2's. Nothing when neither is there, or the path lies outside our
+// cgroup namespace ("/..").
+struct CgroupMembership {
+  std::string path;  // from the hierarchy's root, "/" for the root itself
+  bool v2 = false;
+};
+std::optional<CgroupMembership> memory_cgroup_membership(std::string_view proc_self_cgroup);
 
 // Makes a child cgroup limited to `memory_bytes` of memory and none of swap, and moves the
 // calling process into it. Where the memory controller is on cgroup v2, the child is made beside
