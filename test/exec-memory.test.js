@@ -31,7 +31,7 @@ function ownCgroupDirs() {
   const v2 = lines.find((l) => l.startsWith('0::'));
   if (!v2) return { version: 0, dirs: [] };
   const dir = path.join('/sys/fs/cgroup', v2.slice(3));
-  return { version: 2, dirs: [dir, path.dirname(dir)] };
+  return { version: 2, dirs: v2 === '0::/' ? [dir] : [dir, path.dirname(dir)] };
 }
 
 // Whether the launcher should get a memory cgroup here: as root wherever the memory controller
@@ -41,7 +41,7 @@ function cgroupExpected() {
   const { version, dirs } = ownCgroupDirs();
   if (version === 1) return IS_ROOT && fs.existsSync(path.join(dirs[0], 'memory.limit_in_bytes'));
   if (version !== 2) return false;
-  const parent = dirs[1];
+  const parent = dirs[dirs.length - 1];
   try {
     const controllers = fs.readFileSync(path.join(parent, 'cgroup.controllers'), 'utf8').split(/\s+/);
     if (!controllers.includes('memory')) return false;
