@@ -8,7 +8,9 @@
 const ms = require('./index');
 const { rulesFor } = require('./errors');
 const { protectedFiles, addProtectedFiles } = require('./protected');
-const { checkConfigsAbove, loadTrustedProgramConfig, filesTheNextRunTrusts, loadTrustedWorkerFile } = require('./program');
+const {
+  checkConfigsAbove, loadTrustedProgramConfig, filesTheNextRunTrusts, absentNamesTheNextRunTrusts, loadTrustedWorkerFile,
+} = require('./program');
 const { launcherPath } = require('./launcher');
 const apparmor = require('./apparmor');
 const { isWithin } = require('./paths');
@@ -20,7 +22,8 @@ const { MAX_TIMEOUT_MS } = require('./exec-options');
 async function sandboxFor(config, workerFile) {
   const programSandbox = ms.sandboxConfigFrom(config);
   const trusted = await filesTheNextRunTrusts(config);
-  const sandbox = programSandbox === null ? null : addProtectedFiles(ms.createMountSandbox(programSandbox), trusted);
+  const absent = await absentNamesTheNextRunTrusts(config);
+  const sandbox = programSandbox === null ? null : addProtectedFiles(ms.createMountSandbox(programSandbox), trusted, absent);
   if (workerFile === undefined) return { sandbox, worker: null };
   const worker = await loadTrustedWorkerFile(config, workerFile, trusted);
   return { sandbox: ms.sandboxForWorker(sandbox, worker), worker };

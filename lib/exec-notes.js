@@ -1,16 +1,20 @@
 'use strict';
 
 // The notes sandbox.exec() appends to a failed command's stderr, so that a model reading it learns
-// why: the network is off, or it wrote where the sandbox does not let it.
+// why: the network is off, it wrote where the sandbox does not let it (naming the read-only place
+// it wrote under, when the error names the path), or it used a file-tool path (/src/app.ts) that
+// lies under the workspace inside commands. Notes name paths as the command sees them, never host
+// paths.
 const { path } = require('./builtins');
-const { viewPath } = require('./exec-view');
+const { viewPath, SYSTEM_PATHS } = require('./exec-view');
+const { virtualPathOf } = require('./next-run');
 const { isWithin } = require('./paths');
 
 const PERMISSION_PATTERN = /Permission denied|Operation not permitted|Read-only file system|\bE(?:ACCES|PERM|ROFS)\b/;
 // Socket calls refused with the network off: "connect EACCES" (Node), "socket: Permission
 // denied" (curl, Python), failed name lookups (no UDP for DNS).
 const NETWORK_PATTERN =
-  /Network is unreachable|\bENETUNREACH\b|\bEAI_AGAIN\b|name resolution|Could not resolve|Name or service not known|getaddrinfo|\b(?:connect|socket|bind|listen|send|sendto)(?:\(\))?:? (?:Permission denied|EACCES)\b/i;
+  /Network is unreachable|\bENETUNREACH\b|\bEAI_AGAIN\b|name resolution|Could not resolve|Name or service not known|getaddrinfo|Couldn't connect to server|\b(?:connect|socket|bind|listen|send|sendto)(?:\(\))?:? (?:Permission denied|EACCES)\b/i;
 
 // Where the command finds a virtual path: in its root (`view`), or on the host where the launcher
 // could not build one (namespaces off); with the way there from its working directory.
@@ -48,16 +52,134 @@ function writableNote(sandbox, cwd, view) {
 
 // In its own network namespace the command's 127.0.0.1 is its own: the host's services refuse.
 const REFUSED_PATTERN = /\bECONNREFUSED\b|Connection refused/;
+// Refusals that name no call, without a network namespace (Landlock, or seccomp refusing
+// socket()): wget's "failed: Permission denied." after "Connecting to ...", and Python's
+// PermissionError without a file name raised in socket.py (a file error names its file).
+const WGET_REFUSED = /^failed: Permission denied\.$/;
+const PYTHON_BARE_REFUSAL = /^PermissionError: \[Errno 13\] Permission denied$/;
+const PYTHON_SOCKET_FRAME = /File "[^"]*\/socket\.py", line \d+/;
+const NETWORK_NOTE = 'Note: Network access is disabled for this worker.';
+const MAX_PATH_NOTES = 5;
 
-function guidingNotes(result, sandbox, cwd, view, network) {
+// Paths an error line names: quoted ones ('x', ‘x’, "x"), the one before ": Permission denied"
+// and its like (sh, bash), and unquoted absolute ones.
+const QUOTED = /'([^'\n]+)'|‘([^’\n]+)’|"([^"\n]+)"/g;
+const BEFORE_REFUSAL = /(?:^|\s)([^\s:'"‘’]+): (?:Permission denied|Operation not permitted|Read-only file system)/g;
+const ABSOLUTE = /(?:^|[\s=(\[,:])(\/[^\s'"‘’:,()[\]]+)/g;
+
+function pathsNamed(line) {
+  const found = [];
+  for (const pattern of [QUOTED, BEFORE_REFUSAL, ABSOLUTE]) {
+    for (const match of line.matchAll(pattern)) {
+      const text = match.slice(1).find((g) => g !== undefined).replace(/[.;]+$/, '');
+      if (text !== '' && !found.includes(text)) found.push(text);
+    }
+  }
+  return found;
+}
+
+// The virtual path a path named by the command means, or null: resolved from its working
+// directory, in its root (under the workspace) or, without one, on the host.
+function virtualOfNamed(named, cwd, view, mounts) {
+  if (view) {
+    const seen = path.posix.resolve(view.cwd, named);
+    if (!isWithin(seen, view.workspace)) return null;
+    return seen === view.workspace ? '/' : seen.slice(view.workspace === '/' ? 0 : view.workspace.length);
+  }
+  return virtualPathOf(path.resolve(cwd.host, named), mounts);
+}
+
+// A refused path under a read-only place inside a writable one (a read-only mount, the program
+// config, a worker directory, git's control files): the note names that place, since the general
+// note would send the command back to write where it was just refused.
+function readOnlyNotes(lines, sandbox, cwd, view, context) {
+  const writable = sandbox.writablePaths();
+  if (writable.length === 0) return []; // a read-only sandbox: the general note says so
+  const places = [...readOnlyInside(sandbox, writable), ...context.readOnly];
+  const elsewhere = `Write elsewhere: to ${writable.map((p) => shownPath(sandbox, p, cwd, view)).join(', ')} or ${view ? '/tmp' : 'its temporary directory ($TMPDIR)'}.`;
+  const notes = [];
+  const named = new Set();
+  for (const line of lines) {
+    for (const text of pathsNamed(line)) {
+      const virtual = virtualOfNamed(text, cwd, view, context.mounts);
+      if (virtual === null || named.has(virtual) || notes.length >= MAX_PATH_NOTES) continue;
+      const place = places.filter((p) => isWithin(virtual, p)).sort((a, b) => b.length - a.length)[0];
+      if (place === undefined) continue;
+      named.add(virtual);
+      const shown = view ? viewPath(view.workspace, virtual) : virtual;
+      const why = place === virtual
+        ? 'commands cannot change it'
+        : `it lies under ${shownPath(sandbox, place, cwd, view)}, which commands cannot change`;
+      notes.push(`Note: ${shown} is read-only in this sandbox: ${why}. ${elsewhere}`);
+    }
+  }
+  return notes;
+}
+
+// The top-level names of the command's root besides the workspace: a path under one of them is
+// the system's, not a file-tool path.
+function rootNames(view, hostReadPaths) {
+  const places = [...SYSTEM_PATHS, '/etc', '/dev', '/proc', '/tmp', view.workspace, ...hostReadPaths];
+  return new Set(places.map((p) => p.split('/')[1]));
+}
+
+// Whether the sandbox's file operations find `virtual` (any refusal counts as not).
+async function existsIn(sandbox, virtual) {
+  try {
+    await sandbox.stat(virtual);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// Absolute paths the command named that are not in its root but are virtual paths of the sandbox
+// (what the file tools call /src/app.ts): the note says where they are inside commands.
+async function fileToolNote(lines, sandbox, cwd, view, context) {
+  if (!view) return null; // without a root of its own the command sees host paths
+  const system = rootNames(view, context.hostReadPaths);
+  const found = [];
+  for (const text of lines.flatMap(pathsNamed)) {
+    if (found.length >= MAX_PATH_NOTES) break;
+    // Not relative, not "/" itself nor a URL's "//host", not under the root's own places.
+    const top = text.split('/')[1];
+    if (!text.startsWith('/') || top === '' || system.has(top)) continue;
+    const virtual = path.posix.resolve(text);
+    if (found.includes(virtual) || !(await existsIn(sandbox, virtual))) continue;
+    found.push(virtual);
+  }
+  if (found.length === 0) return null;
+  const where = found.map((p) => `${p} is ${shownPath(sandbox, p, cwd, view)}`);
+  return `Note: file-tool paths are under ${view.workspace} in commands: ${where.join(', ')}.`;
+}
+
+/**
+ * The failed command's stderr with the notes that explain it appended.
+ * @param {object} result
+ * @param {object} sandbox
+ * @param {{ host: string, view: string }} cwd
+ * @param {{ workspace: string, cwd: string } | null} view
+ * @param {{ network: boolean, readOnly: string[], mounts: object[], hostReadPaths: string[] }} context
+ *   readOnly: virtual paths bound read-only besides the read-only mounts; mounts: execPaths()
+ */
+async function guidingNotes(result, sandbox, cwd, view, context) {
   if (result.exitCode === 0) return result.stderr;
   const notes = [];
   const ownNetwork = result.enforcement.layers.includes('network-namespace');
-  const aboutNetwork = (text) => NETWORK_PATTERN.test(text) || (ownNetwork && REFUSED_PATTERN.test(text));
-  if (!network && aboutNetwork(result.stderr)) notes.push('Note: Network access is disabled for this worker.');
+  const inSocketPy = PYTHON_SOCKET_FRAME.test(result.stderr);
+  const aboutNetwork = (line) => NETWORK_PATTERN.test(line) || (ownNetwork && REFUSED_PATTERN.test(line)) ||
+    WGET_REFUSED.test(line) || (inSocketPy && PYTHON_BARE_REFUSAL.test(line));
+  const lines = result.stderr.split('\n');
+  if (!context.network && lines.some(aboutNetwork)) notes.push(NETWORK_NOTE);
   // A refused connect says "Permission denied" too: that line is the network note's.
-  const otherLines = result.stderr.split('\n').filter((line) => network || !aboutNetwork(line));
-  if (otherLines.some((line) => PERMISSION_PATTERN.test(line))) notes.push(writableNote(sandbox, cwd, view));
+  const otherLines = lines.filter((line) => context.network || !aboutNetwork(line));
+  const refused = otherLines.filter((line) => PERMISSION_PATTERN.test(line));
+  if (refused.length > 0) {
+    const named = readOnlyNotes(refused, sandbox, cwd, view, context);
+    notes.push(...(named.length > 0 ? named : [writableNote(sandbox, cwd, view)]));
+  }
+  const fileTool = await fileToolNote(otherLines, sandbox, cwd, view, context);
+  if (fileTool !== null) notes.push(fileTool);
   return notes.length === 0 ? result.stderr : `${result.stderr.replace(/\n$/, '')}\n\n${notes.join('\n')}\n`;
 }
 

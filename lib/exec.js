@@ -7,7 +7,9 @@
 const { childProcess: { spawn }, fs, os, path } = require('./builtins');
 const { launcherPath } = require('./launcher');
 const { ExecEnforcementError, ExecError, UnsupportedPlatformError } = require('./errors');
-const { protectedFiles } = require('./protected');
+const { protectedFiles, absentNames } = require('./protected');
+const { realMounts, namesToWatch, removeAppeared, removalReport, virtualPathOf } = require('./next-run');
+const { makeRemovable } = require('./cleanup');
 const { appArmorNamespaceFailure, refusedIdMaps } = require('./apparmor');
 const { gitProtection, removePlanted } = require('./git-protect');
 const { plainData } = require('./plain');
@@ -160,6 +162,9 @@ function run(policy, opts) {
     let child;
     try {
       child = spawn(launcherPath(), [], {
+        // Its argv[0] is what the command reads in /proc/1/cmdline: not where the package is
+        // installed (the user's project or home).
+        argv0: 'msb-launch',
         stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe'],
         env: {}, // nothing from our environment reaches the launcher (LD_PRELOAD and the like)
         cwd: '/',
@@ -263,77 +268,154 @@ async function exec(sandbox, handle, givenArgv, options = {}) {
   const sandboxPaths = handle.execPaths();
   checkMountTargets(sandboxPaths);
   const tmp = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'mount-sandbox-exec-'));
-  let enforced = null;
-  let git = { protect: [], pin: [], absent: [] };
+  // What the run needs cleaned up after it: filled in as it starts.
+  const state = { tmp, enforced: null, view: null, git: { protect: [], pin: [], absent: [] }, watch: [], mounts: [] };
+  let result = null;
+  let failure = null;
   try {
-    // What the host's git runs later stays as it is (lib/git-protect.js).
-    if (opts.protectGit) {
-      const writable = sandboxPaths.filter((p) => p.access === 'write' || p.access === 'writeKeep');
-      git = gitProtection(writable.map((p) => p.path));
-      sandboxPaths.push(
-        ...git.protect.map((p) => ({ path: p, access: 'protect' })),
-        ...git.pin.map((p) => ({ path: p, access: 'pin' })),
-      );
-    }
-    const protectedPaths = protectedFiles(sandbox).filter((file) => fs.existsSync(file));
-    const policy = launchPolicy(sandboxPaths, protectedPaths, opts, argv, cwd, tmp);
-    const ran = await runAllowingFallback(policy, opts);
-    const { status } = ran;
-    enforced = status.ok;
-    if (status.error) {
-      const error = launchError(status.error.stage, status.error.errno, opts.cwd);
-      if (status.error.syscall) error.syscall = status.error.syscall;
-      throw error;
-    }
-    if (!status.ok) {
-      if (ran.timedOut) throw new ExecError('the exec launcher did not start in time', undefined, 'start');
-      throw new ExecError('the exec launcher ended without confining the command', undefined, 'start');
-    }
-    const view = status.ok.layers.includes('private-root') ? { workspace: opts.workspace, cwd: cwd.view } : null;
-    const result = {
-      stdout: ran.stdout.text(),
-      stderr: ran.stderr.text(),
-      ...outcome(status, ran.code, ran.signal),
-      truncated: ran.stdout.truncated || ran.stderr.truncated,
-      timedOut: ran.timedOut,
-      view,
-      enforcement: { ...status.ok, limits: enforcedLimits(opts.limits, status.ok.layers) },
-    };
-    if (status.execErrno !== null) {
-      const notFound = status.execErrno === os.constants.errno.ENOENT;
-      result.exitCode = notFound ? 127 : 126;
-      result.stderr = notFound ? `Command not found: ${argv[0]}` : `Permission denied: ${argv[0]}`;
-    }
-    if (ran.timedOut) {
-      result.exitCode = -1;
-      result.signal = 'SIGKILL';
-      result.stderr += `\nCommand timed out after ${opts.timeoutMs} ms; its processes were killed.`;
-    }
-    result.stderr = guidingNotes(result, sandbox, cwd, view, opts.network);
-    return result;
-  } finally {
-    await removeTempDir(tmp, enforced);
-    await removePlanted(git.absent, enforced);
+    result = await runCommand(state, sandbox, sandboxPaths, argv, opts, cwd);
+  } catch (error) {
+    failure = error;
+  }
+  // Before the result goes out (or the error): cleaning up never throws, and never loses either.
+  const cleanup = await cleanUp(state);
+  if (failure !== null) throw failure;
+  const removed = removalReport(cleanup.removed, state.mounts, state.view);
+  result.removedAfterRun = removed.removedAfterRun;
+  result.cleanupFailed = cleanup.failed;
+  if (removed.note !== null) result.stderr = `${result.stderr.replace(/\n$/, '')}${result.stderr === '' ? '' : '\n\n'}${removed.note}\n`;
+  return result;
+}
+
+async function runCommand(state, sandbox, sandboxPaths, argv, opts, cwd) {
+  // What the host's git runs later stays as it is (lib/git-protect.js).
+  if (opts.protectGit) {
+    const writable = sandboxPaths.filter((p) => p.access === 'write' || p.access === 'writeKeep');
+    state.git = gitProtection(writable.map((p) => p.path));
+    sandboxPaths.push(
+      ...state.git.protect.map((p) => ({ path: p, access: 'protect' })),
+      ...state.git.pin.map((p) => ({ path: p, access: 'pin' })),
+    );
+  }
+  // Names the next run trusts: bound where they exist now, else watched (lib/next-run.js).
+  state.mounts = await realMounts(sandboxPaths);
+  const names = await namesToWatch(absentNames(sandbox), state.mounts);
+  state.watch = names.watch;
+  const protectedPaths = [...protectedFiles(sandbox).filter((file) => fs.existsSync(file)), ...names.bind];
+  const policy = launchPolicy(sandboxPaths, protectedPaths, opts, argv, cwd, state.tmp);
+  const ran = await runAllowingFallback(policy, opts);
+  const { status } = ran;
+  state.enforced = status.ok;
+  if (status.error) {
+    const error = launchError(status.error.stage, status.error.errno, opts.cwd);
+    if (status.error.syscall) error.syscall = status.error.syscall;
+    throw error;
+  }
+  if (!status.ok) {
+    if (ran.timedOut) throw new ExecError('the exec launcher did not start in time', undefined, 'start');
+    throw new ExecError('the exec launcher ended without confining the command', undefined, 'start');
+  }
+  const view = status.ok.layers.includes('private-root') ? { workspace: opts.workspace, cwd: cwd.view } : null;
+  state.view = view;
+  const result = {
+    stdout: ran.stdout.text(),
+    stderr: ran.stderr.text(),
+    ...outcome(status, ran.code, ran.signal),
+    truncated: ran.stdout.truncated || ran.stderr.truncated,
+    timedOut: ran.timedOut,
+    view,
+    enforcement: { ...status.ok, limits: enforcedLimits(opts.limits, status.ok.layers) },
+    removedAfterRun: [], // filled in by exec() once the command's leftovers are removed
+    cleanupFailed: [],
+  };
+  if (status.execErrno !== null) {
+    const notFound = status.execErrno === os.constants.errno.ENOENT;
+    result.exitCode = notFound ? 127 : 126;
+    result.stderr = notFound ? `Command not found: ${argv[0]}` : `Permission denied: ${argv[0]}`;
+  }
+  if (ran.timedOut) {
+    result.exitCode = -1;
+    result.signal = 'SIGKILL';
+    result.stderr += `\nCommand timed out after ${opts.timeoutMs} ms; its processes were killed.`;
+  }
+  const readOnly = [...protectedPaths, ...state.git.protect]
+    .map((p) => virtualPathOf(p, state.mounts))
+    .filter((p) => p !== null);
+  result.stderr = await guidingNotes(result, sandbox, cwd, view, {
+    network: opts.network, readOnly, mounts: state.mounts, hostReadPaths: opts.hostReadPaths,
+  });
+  return result;
+}
+
+const withPidNamespace = (enforced) => enforced !== null && enforced.layers.includes('pid-namespace');
+
+// After the run: the temp directory, git's planted names, the names watched for the next run.
+// Only with a PID namespace are names in the sandbox removed: then no process of the command is
+// left to swap a directory for a link while we walk. Returns host paths removed, and the
+// virtual paths ("/tmp" for the temp directory) of what could not be removed.
+async function cleanUp(state) {
+  const failed = [];
+  if (!(await removeTempDir(state.tmp, state.enforced))) failed.push('/tmp');
+  const removed = [];
+  const planted = state.git.absent.filter((file) => fs.existsSync(file) || isLink(file));
+  try {
+    await removePlanted(state.git.absent, state.enforced);
+  } catch {
+    // reported below, by what is still there
+  }
+  if (withPidNamespace(state.enforced)) {
+    for (const file of planted) (isLink(file) || fs.existsSync(file) ? failed : removed).push(file);
+    const names = await removeAppeared(state.watch, removeConfined);
+    removed.push(...names.removed);
+    failed.push(...names.failed);
+  }
+  const virtual = (p) => (p === '/tmp' ? p : virtualPathOf(p, state.mounts));
+  return { removed, failed: [...new Set(failed.map(virtual).filter((p) => p !== null))] };
+}
+
+function isLink(file) {
+  try {
+    return fs.lstatSync(file).isSymbolicLink();
+  } catch {
+    return false;
   }
 }
 
-// Without the PID namespace a process of the command may still run and swap directories for
-// symlinks while we delete: then the deletion itself runs confined to the temp directory.
-async function removeTempDir(tmp, enforced) {
-  if (enforced && enforced.layers.includes('pid-namespace')) {
-    await fs.promises.rm(tmp, { recursive: true, force: true, maxRetries: 2 });
-    return;
-  }
+// Deletes `target` with an `rm -rf` confined by Landlock to `area` (a directory holding it): a
+// process still running (or a concurrent command of the same sandbox) that swaps a directory on
+// the way for a symlink can then redirect the deletion nowhere outside `area`, where it may
+// write anyway. Resolves whether `target` is gone.
+async function removeConfined(target, area) {
   const policy = {
-    argv: ['/bin/rm', '-rf', '--', tmp],
+    argv: ['/bin/rm', '-rf', '--', target],
     env: [`PATH=${DEFAULT_PATH}`],
     cwd: '/',
-    paths: [...systemPaths(false), readable(path.dirname(tmp)), { path: tmp, access: 'write' }],
+    paths: [...systemPaths(false), readable(path.dirname(area)), { path: area, access: 'write' }],
     namespaces: 'off', // on the host's paths, as it names them
     allowWeaker: true,
   };
   await run(policy, { timeoutMs: MAX_TIMEOUT_MS, maxOutputBytes: 1024 }).catch(() => {});
-  await fs.promises.rmdir(tmp).catch(() => {}); // its parent is not the command's to swap
+  return fs.promises.lstat(target).then(() => false, () => true);
 }
 
-module.exports = { exec, parseOptions, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES };
+// Whether the temp directory is gone. A command may leave directories it cannot be emptied
+// through (mode 000): when a first removal leaves something, they are made removable (never
+// following a link) and it is tried again. Without the PID namespace a process of the command may
+// still run and swap directories for symlinks while we delete: then the deletion itself runs
+// confined to the temp directory.
+async function removeTempDir(tmp, enforced) {
+  const remove = async () => {
+    if (withPidNamespace(enforced)) {
+      await fs.promises.rm(tmp, { recursive: true, force: true, maxRetries: 2 }).catch(() => {});
+    } else {
+      await removeConfined(tmp, tmp);
+      await fs.promises.rmdir(tmp).catch(() => {}); // its parent is not the command's to swap
+    }
+    return fs.promises.lstat(tmp).then(() => false, () => true);
+  };
+  if (await remove()) return true;
+  await makeRemovable(tmp).catch(() => {});
+  return remove();
+}
+
+module.exports = { exec, removeConfined, parseOptions, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES };

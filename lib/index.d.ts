@@ -470,5 +470,16 @@ export interface ExecResult {
   /** null where the namespace layer was unavailable and the command saw host paths. */
   view: ExecView | null;
   enforcement: ExecEnforcement;
+  /**
+   * Virtual paths ("/.workers", "/golem-forge.config.yaml") of what the command created at names
+   * the next run would trust, removed after it ended (only after a run in a PID namespace); a
+   * note on stderr says so too. Empty when nothing was.
+   */
+  removedAfterRun: string[];
+  /**
+   * What could not be removed after the run: "/tmp" for the command's private temp directory,
+   * else virtual paths from removedAfterRun's kind. Empty when cleanup went through.
+   */
+  cleanupFailed: string[];
 }
 

@@ -11,7 +11,7 @@ const { errorFromCode, asDeleteRefusal, invalidPath, writablePathsOf, readablePa
 const { readAttachments, DEFAULT_ATTACHMENT_POLICY } = require('./attachments');
 const program = require('./program');
 const { exec } = require('./exec');
-const { protectedFiles, addProtectedFiles } = require('./protected');
+const { addProtectedFiles, carryProtection } = require('./protected');
 const { plainData, optionsOf, record } = require('./plain');
 const { makeTestRoot } = require('./test-roots');
 
@@ -326,7 +326,7 @@ class MountSandbox {
       throw new TypeError(`expected a boolean for readonly, got ${typeof readonly}`);
     }
     const approval = tighteningApproval(restriction.approval);
-    return addProtectedFiles(new MountSandbox(this[NATIVE].restrict(sub, readonly, approval)), protectedFiles(this));
+    return carryProtection(this, new MountSandbox(this[NATIVE].restrict(sub, readonly, approval)));
   }
 
   // Keeps only the named zones (top-level mounts), each optionally read-only.
@@ -345,7 +345,7 @@ class MountSandbox {
     const names = requests.map((r) => r.name);
     const twice = names.find((n, i) => names.indexOf(n) !== i);
     if (twice !== undefined) throw new TypeError(`zone "${twice}" is requested twice`);
-    return addProtectedFiles(new MountSandbox(this[NATIVE].selectZones(requests)), protectedFiles(this));
+    return carryProtection(this, new MountSandbox(this[NATIVE].selectZones(requests)));
   }
 
   getConfig() {
@@ -414,7 +414,8 @@ async function createSandboxFromConfig(given) {
   const config = program.sandboxConfigFrom(programConfig);
   if (config === null) return null;
   const trusted = await program.filesTheNextRunTrusts(programConfig);
-  return addProtectedFiles(await createMountSandboxAsync(config), trusted);
+  const absent = await program.absentNamesTheNextRunTrusts(programConfig);
+  return addProtectedFiles(await createMountSandboxAsync(config), trusted, absent);
 }
 
 module.exports = {

@@ -257,8 +257,8 @@ async function workerProtections(program) {
 }
 
 // The paths a command run in this config's sandbox must not change, because the next run trusts
-// them: the config, every existing config name in its directory and each directory above (absent
-// names cannot be bound; discovery refuses them instead), and its worker directories.
+// them: the config, every existing config name in its directory and each directory above, and its
+// worker directories. Names missing now cannot be bound: absentNamesTheNextRunTrusts lists them.
 async function filesTheNextRunTrusts(program) {
   const files = [path.resolve(program.file)];
   for (const dir of ancestors(path.dirname(path.resolve(program.file)))) {
@@ -266,6 +266,37 @@ async function filesTheNextRunTrusts(program) {
   }
   files.push(...(await workerProtections(program)));
   return [...new Set(files)];
+}
+
+// A name that does not exist, as the host will resolve it later: its nearest existing directory
+// by its real path, then the rest as named.
+async function realName(file) {
+  const rest = [];
+  for (let dir = path.resolve(file); ; dir = path.dirname(dir)) {
+    const real = await fs.promises.realpath(dir).catch(() => null);
+    if (real !== null) return path.join(real, ...rest);
+    if (path.dirname(dir) === dir) return path.resolve(file);
+    rest.unshift(path.basename(dir));
+  }
+}
+
+// The names the next run would trust that do not exist yet, so cannot be bound read-only: every
+// config name missing from the config's directory and each directory above (discovery would find
+// one planted in a directory above the config, from anywhere else under it), and each worker
+// directory that is missing or not a directory (one made there would be trusted). sandbox.exec()
+// removes what a command creates at them (lib/next-run.js).
+async function absentNamesTheNextRunTrusts(program) {
+  const names = [];
+  for (const dir of ancestors(path.dirname(path.resolve(program.file)))) {
+    for (const name of CONFIG_FILE_NAMES) {
+      const file = path.join(dir, name);
+      if (!(await fs.promises.lstat(file).then(() => true, () => false))) names.push(file);
+    }
+  }
+  for (const dir of workerDirsOf(program)) {
+    if (!(await isDirectory(dir))) names.push(dir);
+  }
+  return [...new Set(await Promise.all(names.map(realName)))];
 }
 
 // A .worker file given by hand (the CLI's --worker) that lies where the config's sandbox lets a
@@ -412,6 +443,7 @@ module.exports = {
   checkConfigsAbove,
   loadTrustedProgramConfig,
   filesTheNextRunTrusts,
+  absentNamesTheNextRunTrusts,
   checkWorkerFileTrusted,
   loadTrustedWorkerFile,
   sandboxConfigFrom,

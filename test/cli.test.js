@@ -878,11 +878,11 @@ describe('exec', () => {
     expect(failing.code).toBe(3);
   });
 
-  test('a write to the read-only mount fails on disk and gets the writable-paths note', () => {
+  test('a write to the read-only mount fails on disk and gets the note naming the read-only mount', () => {
     const dir = project();
     const { code, stderr } = run(['exec', '--config', dir, '--cwd', '/src', '--', 'sh', '-c', 'echo x > a.ts']);
     expect(code).not.toBe(0);
-    expect(stderr).toMatch(/the sandbox is at \/workspace, it can read only the sandbox and system directories, and write only to \/workspace \(/);
+    expect(stderr).toContain('Note: /workspace/src/a.ts is read-only in this sandbox: it lies under /workspace/src (. from the working directory), which commands cannot change. Write elsewhere: to /workspace (.. from the working directory), /workspace/out (../out from the working directory) or /tmp.');
     expect(fs.readFileSync(path.join(dir, 'code', 'a.ts'), 'utf8')).toBe('export const a = 1;\n');
   });
 

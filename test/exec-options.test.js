@@ -208,7 +208,8 @@ describe('[guiding notes]', () => {
     expect(result.exitCode).not.toBe(0);
     const note = result.stderr.split('\n').filter((line) => line.startsWith('Note:'));
     expect(note).toHaveLength(1);
-    expect(note[0]).toMatch(/^Note: this command runs in a sandbox/);
+    // It names the read-only mount the refused file lies under, then where to write instead.
+    expect(note[0]).toMatch(new RegExp(`^Note: ${VIEW ? '/workspace' : ''}/ro/ro\\.txt is read-only in this sandbox: it lies under ${VIEW ? '/workspace' : ''}/ro \\(`));
     for (const p of sandbox.writablePaths()) expect(note[0]).toContain(VIEW ? seen(p) : p);
     expect(note[0]).toContain(VIEW ? '/tmp' : '$TMPDIR');
     expect(result.stderr).not.toContain('Network access is disabled');

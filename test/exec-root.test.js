@@ -113,7 +113,7 @@ describe('[private-root] the command\'s own root', () => {
   needs('private-root')('[private-root] the guiding note names the paths the command sees, never host paths', async () => {
     const result = await run(sandbox, ['sh', '-c', 'echo x > /workspace/ro/ro.txt'], { cwd: '/data' });
     const note = result.stderr.split('\n').find((line) => line.startsWith('Note:'));
-    expect(note).toBe('Note: this command runs in a sandbox: the sandbox is at /workspace, it can read only the sandbox and system directories, and write only to /workspace (.. from the working directory), /workspace/data (. from the working directory) and /tmp, but not to /workspace/ro (../ro from the working directory), which is read-only.');
+    expect(note).toBe('Note: /workspace/ro/ro.txt is read-only in this sandbox: it lies under /workspace/ro (../ro from the working directory), which commands cannot change. Write elsewhere: to /workspace (.. from the working directory), /workspace/data (. from the working directory) or /tmp.');
     expect(result.stderr).not.toContain(base);
   });
 

@@ -46,13 +46,24 @@ function expectNotWidened(run) {
 }
 
 describe('a config planted by one run is refused by the next', () => {
-  test('a sibling of another extension (yaml wins over json) is refused, not used', () => {
+  test('a sibling of another extension (yaml wins over json) is removed when the command ends', () => {
     const proj = writableProject('golem-forge.config.json');
     const plant = cli(['exec', '--config', proj, '--', 'sh', '-c',
       'printf "sandbox:\\n  root: ..\\n" > golem-forge.config.yaml']);
     expect(plant.code).toBe(0);
-    expect(fs.existsSync(path.join(proj, 'golem-forge.config.yaml'))).toBe(true);
+    expect(plant.stderr).toContain('Note: the command created /workspace/golem-forge.config.yaml, which the next run would trust; it was removed after it ended.');
+    expect(fs.existsSync(path.join(proj, 'golem-forge.config.yaml'))).toBe(false);
 
+    const next = cli(['exec', '--config', proj, '--', 'sh', '-c', STEAL]);
+    expectNotWidened(next);
+    expect(next.code).toBe(0);
+  });
+
+  test('a sibling of another extension is refused by discovery, not used', () => {
+    // What the removal above keeps from happening, planted by hand (or by a run without a PID
+    // namespace, where nothing is removed).
+    const proj = writableProject('golem-forge.config.json');
+    write(path.join(proj, 'golem-forge.config.yaml'), 'sandbox:\n  root: ..\n');
     const next = cli(['exec', '--config', proj, '--', 'sh', '-c', STEAL]);
     expectNotWidened(next);
     expect(next.code).toBe(1);

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/mount.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include <string_view>
 
 #include "common/path.h"
+#include "launcher/host_identity.h"
 #include "launcher/shared_memory.h"
 
 namespace msb {
@@ -104,6 +106,29 @@ Status attach(int source, int place, std::uint64_t attrs) {
       0) {
     return sys_failure(SysOp::move_mount, errno);
   }
+  return ok_status();
+}
+
+// With the network off, /etc/hosts is one of the run's own: the host's often names the host
+// (127.0.1.1 <hostname>), and only the command's loopback is there to reach.
+constexpr std::string_view kHostsFile = "/etc/hosts";
+
+bool replaced_by_own(const ExecPolicy& policy, const ExecPath& entry) {
+  return !policy.network && entry.target == kHostsFile;
+}
+
+Status make_own_hosts_file(int root) {
+  auto etc = open_place(root, "/etc", Create::directory);
+  if (!etc) return etc.error();
+  UniqueFd fd(::openat(etc.value().get(), "hosts",
+                       O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644));
+  // A host /etc bound whole (hostReadPaths) keeps the host's file.
+  if (!fd.valid() && (errno == EEXIST || errno == EROFS)) return ok_status();
+  if (!fd.valid()) return sys_failure(SysOp::openat, errno);
+  const std::string text = std::string("127.0.0.1\tlocalhost\n127.0.1.1\t") + kNeutralHostname +
+                           "\n::1\tlocalhost ip6-localhost ip6-loopback\n";
+  if (::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size()))
+    return sys_failure(SysOp::write, errno);
   return ok_status();
 }
 
@@ -209,7 +234,7 @@ std::vector<Placement> plan_placements(const ExecPolicy& policy, const std::vect
   std::vector<Placement> plan;
   std::vector<std::uint64_t> attrs(policy.paths.size(), kReadOnly);
   for (std::size_t i = 0; i < policy.paths.size(); ++i) {
-    if (!placed(policy.paths[i], fds[i])) continue;
+    if (!placed(policy.paths[i], fds[i]) || replaced_by_own(policy, policy.paths[i])) continue;
     attrs[i] = direct_attrs(policy, policy.paths[i]);
     plan.push_back({policy.paths[i].target, i, Kind::bind, attrs[i]});
   }
@@ -257,7 +282,7 @@ Status place_all(int root, const ExecPolicy& policy, const std::vector<UniqueFd>
 
 Status make_links(int root, const ExecPolicy& policy) {
   for (const ExecPath& entry : policy.paths) {
-    if (entry.link.empty() || entry.target.empty()) continue;
+    if (entry.link.empty() || entry.target.empty() || replaced_by_own(policy, entry)) continue;
     const std::string target = entry.target;
     const std::size_t slash = target.rfind('/');
     auto dir = open_place(root, target.substr(0, slash), Create::directory);
@@ -311,6 +336,100 @@ Status set_read_only(const char* path) {
   return ok_status();
 }
 
+// What a procfs of the command's own still tells of the host: the boot id (the same for every
+// process since the host booted) and the keys of every user whose uid is mapped, by description
+// (the "user" key type lets its owner view it, whatever keyring holds it). Covered, as container
+// runtimes do, by files made in the root's /proc directory before procfs hides them there.
+constexpr const char* kHiddenBootId = "proc/.boot_id";
+constexpr const char* kHiddenEmpty = "proc/.empty";
+
+struct ProcMask {
+  const char* target;  // in the mounted procfs
+  bool boot_id;        // covered by the run's boot id, else by an empty file
+};
+constexpr ProcMask kProcMasks[] = {
+    {"proc/sys/kernel/random/boot_id", true},
+    {"proc/keys", false},
+    {"proc/key-users", false},
+};
+
+// A version 4 UUID, new for each run, as the kernel formats a boot id.
+std::string random_boot_id() {
+  unsigned char bytes[16] = {};
+  std::size_t got = 0;
+  while (got < sizeof bytes) {
+    const ssize_t n = ::getrandom(bytes + got, sizeof bytes - got, 0);
+    if (n > 0) got += static_cast<std::size_t>(n);
+  }
+  bytes[6] = static_cast<unsigned char>((bytes[6] & 0x0f) | 0x40);
+  bytes[8] = static_cast<unsigned char>((bytes[8] & 0x3f) | 0x80);
+  constexpr char kHex[] = "0123456789abcdef";
+  std::string text;
+  for (std::size_t i = 0; i < sizeof bytes; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) text.push_back('-');
+    text.push_back(kHex[bytes[i] >> 4]);
+    text.push_back(kHex[bytes[i] & 0x0f]);
+  }
+  text.push_back('\n');
+  return text;
+}
+
+// Relative to the new root, still ours to write: it is made read-only once entered.
+Status make_hidden_file(const char* path, const std::string& text) {
+  UniqueFd fd(::open(path, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444));
+  if (!fd.valid()) return sys_failure(SysOp::open, errno);
+  if (::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size()))
+    return sys_failure(SysOp::write, errno);
+  return ok_status();
+}
+
+Status make_proc_mask_files() {
+  if (Status s = make_hidden_file(kHiddenBootId, random_boot_id()); !s) return s;
+  return make_hidden_file(kHiddenEmpty, "");
+}
+
+// Where the procfs could not be mounted, the files would be all the command finds in /proc.
+void remove_proc_mask_files() {
+  ::unlink(kHiddenBootId);
+  ::unlink(kHiddenEmpty);
+}
+
+// Read-only binds of the hidden files, from descriptors opened before the procfs covered them. An
+// entry this kernel lacks (no keyrings) needs no mask.
+Status mask_proc(const UniqueFd& boot_id, const UniqueFd& empty) {
+  for (const ProcMask& mask : kProcMasks) {
+    UniqueFd place(::open(mask.target, O_PATH | O_NOFOLLOW | O_CLOEXEC));
+    if (!place.valid() && errno == ENOENT) continue;
+    if (!place.valid()) return sys_failure(SysOp::open, errno);
+    const UniqueFd& source = mask.boot_id ? boot_id : empty;
+    if (Status s = attach(source.get(), place.get(), kReadOnly); !s) return s;
+  }
+  return ok_status();
+}
+
+// The procfs, masked, with the process limit written into it and then read-only. False (and no
+// trace left) where the kernel refuses a procfs here.
+Result<bool> mount_private_proc(const ExecLimits& limits, RootEntered& entered) {
+  if (Status s = make_proc_mask_files(); !s) return s.error();
+  UniqueFd boot_id(::open(kHiddenBootId, O_PATH | O_NOFOLLOW | O_CLOEXEC));
+  UniqueFd empty(::open(kHiddenEmpty, O_PATH | O_NOFOLLOW | O_CLOEXEC));
+  if (!boot_id.valid() || !empty.valid()) return sys_failure(SysOp::open, errno);
+  // Before the host's root goes: the kernel mounts a procfs only where one is fully visible.
+  if (::mount("proc", "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
+    remove_proc_mask_files();
+    return false;
+  }
+  // PID namespaces have their own pid_max since Linux 6.14: the command's processes and
+  // threads together, whoever it runs as (RLIMIT_NPROC spares root).
+  if (limits.processes > 0) {
+    entered.process_limit = static_cast<bool>(
+        write_at("proc/sys/kernel/pid_max", std::to_string(limits.processes + 1)));
+  }
+  if (Status s = mask_proc(boot_id, empty); !s) return s.error();
+  if (Status s = set_read_only("proc"); !s) return s.error();
+  return true;
+}
+
 }  // namespace
 
 void note_system_links(ExecPolicy& policy) {
@@ -343,23 +462,18 @@ Result<UniqueFd> build_root(const ExecPolicy& policy, const std::vector<UniqueFd
   if (Status s = place_all(root.get(), policy, fds); !s) return s.error();
   if (Status s = make_links(root.get(), policy); !s) return s.error();
   if (Status s = make_skeleton(root.get(), policy.limits.memory_bytes); !s) return s.error();
+  if (!policy.network) {
+    if (Status s = make_own_hosts_file(root.get()); !s) return s.error();
+  }
   return root;
 }
 
 Result<RootEntered> enter_root(const UniqueFd& root, const ExecLimits& limits) {
   RootEntered entered;
   if (::fchdir(root.get()) != 0) return sys_failure(SysOp::fchdir, errno);
-  // Before the host's root goes: the kernel mounts a procfs only where one is fully visible.
-  entered.proc = ::mount("proc", "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0;
-  if (entered.proc) {
-    // PID namespaces have their own pid_max since Linux 6.14: the command's processes and
-    // threads together, whoever it runs as (RLIMIT_NPROC spares root).
-    if (limits.processes > 0) {
-      entered.process_limit = static_cast<bool>(
-          write_at("proc/sys/kernel/pid_max", std::to_string(limits.processes + 1)));
-    }
-    if (Status s = set_read_only("proc"); !s) return s.error();
-  }
+  auto proc = mount_private_proc(limits, entered);
+  if (!proc) return proc.error();
+  entered.proc = proc.value();
   if (::syscall(SYS_pivot_root, ".", ".") != 0) return sys_failure(SysOp::pivot_root, errno);
   if (::umount2(".", MNT_DETACH) != 0) return sys_failure(SysOp::umount2, errno);
   if (::chdir("/") != 0) return sys_failure(SysOp::chdir, errno);

@@ -35,10 +35,11 @@ struct RootEntered {
   bool process_limit = false;  // the PID namespace holds at most limits.processes processes
 };
 
-// In the PID namespace's first process: mounts its procfs (read-only once the process limit is
-// written to it), makes `root` the root with pivot_root, detaches the host's, and makes the
-// tmpfs itself read-only. A procfs that cannot be mounted (the host's has masked paths, as in
-// containers) leaves /proc empty and `proc` false. Fails with io_error (sys_errno).
+// In the PID namespace's first process: mounts its procfs (its boot id one of this run's own,
+// /proc/keys and /proc/key-users empty, read-only once the process limit is written), makes `root`
+// the root with pivot_root, detaches the host's, and makes the tmpfs itself read-only. A procfs
+// that cannot be mounted (the host's has masked paths, as in containers) leaves /proc empty and
+// `proc` false. Fails with io_error (sys_errno).
 Result<RootEntered> enter_root(const UniqueFd& root, const ExecLimits& limits);
 
 }  // namespace msb

@@ -28,6 +28,7 @@
 
 #include "launcher/command_root.h"
 #include "launcher/exec_policy.h"
+#include "launcher/host_identity.h"
 #include "launcher/landlock.h"
 #include "launcher/launch_stage.h"
 #include "launcher/memory_cgroup.h"
@@ -205,10 +206,46 @@ struct Namespaces {
   bool network = false;
 };
 
-Namespaces enter_namespaces(const msb::ExecPolicy& policy, bool own_ipc, Layers& layers) {
+// The host's name stays the host's where the kernel refused the UTS namespace (or its naming).
+void name_host(bool own_uts, Layers& layers) {
+  if (own_uts && msb::name_neutral_host())
+    layers.apply("uts-namespace");
+  else
+    layers.miss("uts-namespace");
+}
+
+// Inotify and fanotify limits are the user's across the host: without a share of its own, one
+// command could take them all and leave the user's other processes (editors, build watchers,
+// systemd when it is root) none until it ends.
+void share_notify_limits(const msb::NotifyLimits& host, Layers& layers) {
+  const msb::NotifyLimitsSet set = msb::share_notify_limits(host);
+  if (set.inotify)
+    layers.apply("inotify-limit");
+  else
+    layers.miss("inotify-limit");
+  if (set.fanotify)
+    layers.apply("fanotify-limit");
+  else
+    layers.miss("fanotify-limit");
+}
+
+// Root is uid 0 of the namespaces enter_namespaces makes, and sets the System V limits there; any
+// other caller makes the IPC namespace first (shared_memory.h).
+msb::LimitedIpc limit_ipc_first(const msb::ExecPolicy& policy) {
+  if (policy.limits.memory_bytes == 0 || ::geteuid() == 0) return {};
+  auto ipc = msb::enter_limited_ipc_namespace(policy.limits.memory_bytes);
+  if (!ipc) fail(msb::LaunchStage::namespaces, ipc.error());
+  return ipc.value();
+}
+
+Namespaces enter_namespaces(const msb::ExecPolicy& policy, msb::LimitedIpc& ipc, Layers& layers) {
   int err = 0;
   if (policy.namespaces != msb::NamespaceMode::off) {
-    auto entered = msb::enter_namespaces(!policy.network, own_ipc);
+    // Read in the namespace we start in: the new one's own limits start unlimited (so before the
+    // IPC namespace's user namespaces, too).
+    const msb::NotifyLimits host_limits = msb::read_notify_limits();
+    ipc = limit_ipc_first(policy);
+    auto entered = msb::enter_namespaces(!policy.network, !ipc.entered);
     if (entered) {
       layers.apply("user-namespace");
       layers.apply("mount-namespace");
@@ -223,6 +260,8 @@ Namespaces enter_namespaces(const msb::ExecPolicy& policy, bool own_ipc, Layers&
         layers.apply("no-nested-user-namespaces");
       else
         layers.miss("no-nested-user-namespaces");
+      name_host(entered.value().uts, layers);
+      share_notify_limits(host_limits, layers);
       return {true, entered.value().network};
     }
     if (entered.error().code != msb::Errc::unsupported)
@@ -254,17 +293,6 @@ std::optional<msb::MemoryCgroup> join_memory_cgroup(const msb::ExecPolicy& polic
   return cgroup;
 }
 
-// Root is uid 0 of the namespaces enter_namespaces makes, and sets the System V limits there; any
-// other caller makes the IPC namespace first (shared_memory.h).
-msb::LimitedIpc limit_ipc_first(const msb::ExecPolicy& policy) {
-  if (policy.limits.memory_bytes == 0 || policy.namespaces == msb::NamespaceMode::off ||
-      ::geteuid() == 0)
-    return {};
-  auto ipc = msb::enter_limited_ipc_namespace(policy.limits.memory_bytes);
-  if (!ipc) fail(msb::LaunchStage::namespaces, ipc.error());
-  return ipc.value();
-}
-
 // What holds shared memory, which RLIMIT_DATA does not count: the memory cgroup where there is
 // one; the System V limits of the command's IPC namespace and tmpfs sizes (/tmp, /dev/shm) in any
 // case. Without namespaces, none of these: the cgroup is left again.
@@ -290,6 +318,22 @@ void bound_shared_memory(msb::ExecPolicy& policy, bool entered, const msb::Limit
     layers.miss("shm-limit");
   if (msb::Status covered = msb::put_tmp_on_tmpfs(policy); !covered)
     fail(msb::LaunchStage::root, covered.error());
+}
+
+// Last of the namespaces: its root is the cgroup the launcher is in when it is made.
+void enter_cgroup_namespace(Layers& layers) {
+  if (msb::enter_cgroup_namespace())
+    layers.apply("cgroup-namespace");
+  else
+    layers.miss("cgroup-namespace");
+}
+
+// Before seccomp refuses keyctl: the command then possesses no key of the caller's session.
+void join_own_session_keyring(Layers& layers) {
+  if (msb::join_own_session_keyring())
+    layers.apply("own-session-keyring");
+  else
+    layers.miss("own-session-keyring");
 }
 
 // A policy path that cannot be opened, or now names another inode than the sandbox pinned.
@@ -396,6 +440,9 @@ void add_root_rules(msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds) {
                            const msb::UniqueFd& root, bool own_network, Layers& layers,
                            int status_pipe) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // The command could otherwise read our mappings, executable and environment in /proc/1 (where
+  // the launcher is installed), were it to hold a capability; its own exec makes it dumpable again.
+  if (::prctl(PR_SET_DUMPABLE, 0) != 0) fail(msb::LaunchStage::root, errno, msb::SysOp::prctl);
   pollfd parent_alive{status_pipe, POLLOUT, 0};
   if (::poll(&parent_alive, 1, 0) < 0 || (parent_alive.revents & POLLERR) != 0)
     ::_exit(kLaunchFailed);
@@ -493,15 +540,19 @@ int main(int argc, char**) {
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail(msb::LaunchStage::no_new_privs, errno);
   Layers layers;
   layers.apply("no-new-privs");
+  join_own_session_keyring(layers);
   msb::note_system_links(policy);
   if (msb::Status canonical = msb::canonicalize_paths(policy); !canonical)
     fail_path(canonical.error());
-  // Before enter_namespaces, and so before a cgroup namespace is unshared (it must be rooted at
-  // the command's cgroup): the PID namespace's init and the command inherit the cgroup.
+  // Before enter_namespaces, and so before the cgroup namespace is made (it is rooted at the
+  // command's cgroup): the PID namespace's init and the command inherit the cgroup.
   std::optional<msb::MemoryCgroup> cgroup = join_memory_cgroup(policy);
-  const msb::LimitedIpc ipc = limit_ipc_first(policy);
-  const Namespaces ns = enter_namespaces(policy, !ipc.entered, layers);
+  msb::LimitedIpc ipc;
+  const Namespaces ns = enter_namespaces(policy, ipc, layers);
   bound_shared_memory(policy, ns.entered, ipc, cgroup, layers);
+  // Moves into another cgroup (one of the command's own) belong above this line: the cgroup
+  // namespace is rooted where the launcher is when it is entered.
+  if (ns.entered) enter_cgroup_namespace(layers);
   msb::merge_duplicate_paths(policy, ns.entered);
   std::vector<msb::UniqueFd> fds = open_paths(policy);
   if (ns.entered) {

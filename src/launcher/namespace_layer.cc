@@ -62,6 +62,20 @@ bool inside(const ExecPolicy& policy, const std::string& path, Grants grants) {
   });
 }
 
+// The required namespaces with as many of the optional ones as the kernel allows: both first,
+// then each alone, then none (on failure only: one call where the kernel has them all). Returns
+// the optional flags entered, -1 (errno set) when even the required ones were refused.
+int unshare_with_optional(int required, int first_optional, int second_optional) {
+  const int attempts[] = {first_optional | second_optional, second_optional, first_optional, 0};
+  int previous = -1;
+  for (const int optional : attempts) {
+    if (optional == previous) continue;
+    previous = optional;
+    if (::unshare(required | optional) == 0) return optional;
+  }
+  return -1;
+}
+
 }  // namespace
 
 Status forbid_nested_user_namespaces() {
@@ -83,13 +97,18 @@ Result<NamespacesEntered> enter_namespaces(bool own_network, bool own_ipc) {
   const gid_t gid = ::getegid();
   // IPC: System V objects and POSIX message queues are found by id or name, not through files.
   const int flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | (own_ipc ? CLONE_NEWIPC : 0);
-  NamespacesEntered entered;
-  entered.network = own_network && ::unshare(flags | CLONE_NEWNET) == 0;
-  if (!entered.network && ::unshare(flags) != 0) {
+  // UTS: the host's name would be the command's. Where the kernel refuses it or the network
+  // namespace, the rest is entered without it and the caller reports it missing.
+  const int entered_optional =
+      unshare_with_optional(flags, own_network ? CLONE_NEWNET : 0, CLONE_NEWUTS);
+  if (entered_optional < 0) {
     Error e = from_errno(SysOp::unshare, errno);
     e.code = Errc::unsupported;
     return e;
   }
+  NamespacesEntered entered;
+  entered.network = (entered_optional & CLONE_NEWNET) != 0;
+  entered.uts = (entered_optional & CLONE_NEWUTS) != 0;
   if (Status s = map_own_ids(uid, gid); !s) return s.error();
   if (entered.network) {
     if (Status s = bring_up_loopback(); !s) return s.error();
