@@ -230,6 +230,28 @@ describe('[memory] who the command is under a memory limit', () => {
   });
 });
 
+describe('[memory] the other layers under a memory limit', () => {
+  // The memory steps come before the namespaces (the cgroup, and without root a user namespace
+  // for the IPC namespace): the cgroup namespace must still show "/", and the user's inotify
+  // share must still be half the host's, not half of a new namespace's unlimited value.
+  needs('private-root')('[memory] a memory limit takes no layer away: the cgroup namespace shows "/" and the inotify share is half the host\'s', async () => {
+    const script = 'cat /proc/self/cgroup; echo "inotify: $(cat /proc/sys/user/max_inotify_instances)"';
+    const plain = await run(sandbox, ['sh', '-c', script]);
+    const limited = await run(sandbox, ['sh', '-c', script], { limits: { memoryBytes: LIMIT } });
+    for (const layer of plain.enforcement.layers) expect([layer, limited.enforcement.layers.includes(layer)]).toEqual([layer, true]);
+    expect(limited.enforcement.missing.filter((l) => !plain.enforcement.missing.includes(l)))
+      .toEqual(CGROUP ? [] : ['memory-cgroup']);
+    const lines = limited.stdout.trim().split('\n');
+    if (limited.enforcement.layers.includes('cgroup-namespace')) {
+      for (const line of lines.slice(0, -1)) expect(line).toMatch(/^\d+:[^:]*:\/$/);
+    }
+    if (limited.enforcement.layers.includes('inotify-limit')) {
+      const host = Number(fs.readFileSync('/proc/sys/user/max_inotify_instances', 'utf8'));
+      expect(lines[lines.length - 1]).toBe(`inotify: ${Math.floor(host / 2)}`);
+    }
+  });
+});
+
 describe('[memory-cgroup] the cgroup of each exec', () => {
   const needsCgroup = CGROUP ? needs('private-root') : skipped('no memory cgroup can be made here (not root, no delegated cgroup v2 subtree)');
   const limits = { memoryBytes: LIMIT };
