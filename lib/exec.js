@@ -111,7 +111,7 @@ function errnoName(errno) {
 
 // Reads the launcher's status lines (see src/launcher/launcher_main.cc).
 function parseStatus(text) {
-  const status = { ok: null, error: null, execErrno: null, waitStatus: null };
+  const status = { ok: null, error: null, execErrno: null, waitStatus: null, cgroup: null };
   for (const line of text.split('\n')) {
     const [kind, ...rest] = line.split(' ');
     if (kind === 'ok' && rest.length === 3) {
@@ -124,6 +124,8 @@ function parseStatus(text) {
       status.execErrno = Number(rest[0]);
     } else if (kind === 'status') {
       status.waitStatus = Number(rest[0]);
+    } else if (kind === 'cgroup' && rest.length > 0) {
+      status.cgroup = rest.join(' '); // a host path: never shown to the command or the caller
     }
   }
   return status;
@@ -206,18 +208,43 @@ function run(policy, opts) {
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ status: parseStatus(statusText), code, signal, stdout, stderr, timedOut });
+      const status = parseStatus(statusText);
+      const done = () => resolve({ status, code, signal, stdout, stderr, timedOut });
+      if (status.cgroup === null) done();
+      else removeCgroup(status.cgroup).then(done);
     });
   });
 }
 
-// The limits in force: each only when its layer was applied.
+// The limits in force: each only when its layer was applied. memoryBound says what memoryBytes
+// holds: all the command's memory (a memory cgroup) or each process's private memory only.
 function enforcedLimits(limits, layers) {
+  const memoryBytes = layers.includes('memory-limit') ? limits.memoryBytes : null;
+  let memoryBound = null;
+  if (memoryBytes !== null) memoryBound = layers.includes('memory-cgroup') ? 'cgroup' : 'private-memory';
   return {
     processes: layers.includes('process-limit') ? limits.processes : null,
-    memoryBytes: layers.includes('memory-limit') ? limits.memoryBytes : null,
+    memoryBytes,
+    memoryBound,
     cpuSeconds: layers.includes('cpu-limit') ? limits.cpuSeconds : null,
   };
+}
+
+// The launcher's memory cgroup, removed once the launcher has exited (it stays in it to the end:
+// moving out would cost it an RCU grace period). After a timeout or a kill, the command's
+// processes may still be dying with its PID namespace: wait for them (cgroup v2 kills what is
+// left).
+async function removeCgroup(dir) {
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    try {
+      await fs.promises.rmdir(dir);
+      return;
+    } catch (err) {
+      if (err.code !== 'EBUSY') return; // gone already (ENOENT), or not ours to remove
+    }
+    if (attempt === 0) await fs.promises.writeFile(path.join(dir, 'cgroup.kill'), '1').catch(() => {});
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 // Ubuntu's AppArmor restriction lets the launcher unshare, then refuses it the id maps: too late

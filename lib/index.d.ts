@@ -419,7 +419,12 @@ export interface ExecLimits {
    * @default 512
    */
   processes?: number;
-  /** Data segment of each process, in bytes (RLIMIT_DATA). */
+  /**
+   * Memory in bytes: each process's data segment (RLIMIT_DATA), and where a memory cgroup can be
+   * made (root, or a delegated cgroup v2 subtree) all the command's memory, shared memory
+   * included, with no swap. Also caps System V shared memory and the tmpfs `/tmp` and `/dev/shm`
+   * (`enforcement.limits.memoryBound` says which bound held).
+   */
   memoryBytes?: number;
   /** CPU seconds of each process (RLIMIT_CPU); the timeout bounds the whole command. */
   cpuSeconds?: number;
@@ -429,6 +434,12 @@ export interface ExecLimits {
 export interface ExecLimitsEnforced {
   processes: number | null;
   memoryBytes: number | null;
+  /**
+   * What memoryBytes held: 'cgroup' all the command's memory (a memory cgroup), 'private-memory'
+   * each process's private memory only (shared anonymous mappings and memfds unbounded);
+   * null without a memory limit.
+   */
+  memoryBound: 'cgroup' | 'private-memory' | null;
   cpuSeconds: number | null;
 }
 

@@ -54,6 +54,8 @@ export type EnforcementLayer =
   | 'private-proc'
   | 'process-limit'
   | 'memory-limit'
+  | 'memory-cgroup'
+  | 'shm-limit'
   | 'cpu-limit'
   | 'no-capabilities'
   | 'namespaces'

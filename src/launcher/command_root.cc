@@ -15,6 +15,7 @@
 
 #include "common/path.h"
 #include "launcher/host_identity.h"
+#include "launcher/shared_memory.h"
 
 namespace msb {
 namespace {
@@ -295,13 +296,14 @@ Status make_links(int root, const ExecPolicy& policy) {
 
 // /dev beyond the bound devices: shared memory (Python's multiprocessing needs it) and the
 // links programs expect; /proc's mount point, filled in by enter_root.
-Status make_skeleton(int root) {
+Status make_skeleton(int root, std::uint64_t memory_bytes) {
   auto shm = open_place(root, "/dev/shm", Create::directory);
   if (!shm) return shm.error();
   // By path: nothing but us has been in this tmpfs.
   const std::string shm_path = std::string(kBuildDir) + "/dev/shm";
+  const std::string options = "mode=1777," + shm_tmpfs_size(memory_bytes);
   if (::mount("tmpfs", shm_path.c_str(), "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-              "mode=1777,size=64m") != 0) {
+              options.c_str()) != 0) {
     return sys_failure(SysOp::mount, errno);
   }
   auto dev = open_place(root, "/dev", Create::never);
@@ -459,7 +461,7 @@ Result<UniqueFd> build_root(const ExecPolicy& policy, const std::vector<UniqueFd
   if (!root.valid()) return sys_failure(SysOp::open, errno);
   if (Status s = place_all(root.get(), policy, fds); !s) return s.error();
   if (Status s = make_links(root.get(), policy); !s) return s.error();
-  if (Status s = make_skeleton(root.get()); !s) return s.error();
+  if (Status s = make_skeleton(root.get(), policy.limits.memory_bytes); !s) return s.error();
   if (!policy.network) {
     if (Status s = make_own_hosts_file(root.get()); !s) return s.error();
   }

@@ -7,6 +7,8 @@
 //   error <stage> <errno>                                  nothing was run
 //   exec <errno>                                           the command could not be executed
 //   status <wait status>                                   the command's end (PID namespace only)
+//   cgroup <path>                                          the memory cgroup made for this command,
+//                                                          for the caller to remove once we ended
 // Both are close-on-exec, so the command never holds them. Nothing travels in argv, which every
 // process on the host can read.
 #include <fcntl.h>
@@ -19,6 +21,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,9 +31,11 @@
 #include "launcher/host_identity.h"
 #include "launcher/landlock.h"
 #include "launcher/launch_stage.h"
+#include "launcher/memory_cgroup.h"
 #include "launcher/namespace_layer.h"
 #include "launcher/privileges.h"
 #include "launcher/seccomp_filter.h"
+#include "launcher/shared_memory.h"
 
 namespace {
 
@@ -224,12 +229,23 @@ void share_notify_limits(const msb::NotifyLimits& host, Layers& layers) {
     layers.miss("fanotify-limit");
 }
 
-Namespaces enter_namespaces(const msb::ExecPolicy& policy, Layers& layers) {
+// Root is uid 0 of the namespaces enter_namespaces makes, and sets the System V limits there; any
+// other caller makes the IPC namespace first (shared_memory.h).
+msb::LimitedIpc limit_ipc_first(const msb::ExecPolicy& policy) {
+  if (policy.limits.memory_bytes == 0 || ::geteuid() == 0) return {};
+  auto ipc = msb::enter_limited_ipc_namespace(policy.limits.memory_bytes);
+  if (!ipc) fail(msb::LaunchStage::namespaces, ipc.error());
+  return ipc.value();
+}
+
+Namespaces enter_namespaces(const msb::ExecPolicy& policy, msb::LimitedIpc& ipc, Layers& layers) {
   int err = 0;
   if (policy.namespaces != msb::NamespaceMode::off) {
-    // Read in the namespace we start in: the new one's own limits start unlimited.
+    // Read in the namespace we start in: the new one's own limits start unlimited (so before the
+    // IPC namespace's user namespaces, too).
     const msb::NotifyLimits host_limits = msb::read_notify_limits();
-    auto entered = msb::enter_namespaces(!policy.network);
+    ipc = limit_ipc_first(policy);
+    auto entered = msb::enter_namespaces(!policy.network, !ipc.entered);
     if (entered) {
       layers.apply("user-namespace");
       layers.apply("mount-namespace");
@@ -261,6 +277,47 @@ Namespaces enter_namespaces(const msb::ExecPolicy& policy, Layers& layers) {
   }
   layers.miss("namespaces");
   return {};
+}
+
+// Only with a memory limit and namespaces: without a PID namespace nothing would wait for the
+// command's processes to remove the cgroup after them.
+std::optional<msb::MemoryCgroup> join_memory_cgroup(const msb::ExecPolicy& policy) {
+  if (policy.limits.memory_bytes == 0 || policy.namespaces == msb::NamespaceMode::off) return {};
+  std::optional<msb::MemoryCgroup> cgroup = msb::join_memory_cgroup(policy.limits.memory_bytes);
+  // A name the status line cannot carry is not kept.
+  if (cgroup && cgroup->dir.find('\n') != std::string::npos) {
+    msb::leave_memory_cgroup(*cgroup);
+    return {};
+  }
+  if (cgroup) report("cgroup " + cgroup->dir);
+  return cgroup;
+}
+
+// What holds shared memory, which RLIMIT_DATA does not count: the memory cgroup where there is
+// one; the System V limits of the command's IPC namespace and tmpfs sizes (/tmp, /dev/shm) in any
+// case. Without namespaces, none of these: the cgroup is left again.
+void bound_shared_memory(msb::ExecPolicy& policy, bool entered, const msb::LimitedIpc& ipc,
+                         std::optional<msb::MemoryCgroup>& cgroup, Layers& layers) {
+  if (policy.limits.memory_bytes == 0) return;
+  if (cgroup && !entered) {
+    msb::leave_memory_cgroup(*cgroup);
+    cgroup.reset();
+  }
+  if (cgroup)
+    layers.apply("memory-cgroup");
+  else
+    layers.miss("memory-cgroup");
+  if (!entered) {
+    layers.miss("shm-limit");  // the host's IPC namespace
+    return;
+  }
+  if (ipc.entered ? ipc.limited
+                  : static_cast<bool>(msb::limit_system_v(policy.limits.memory_bytes)))
+    layers.apply("shm-limit");
+  else
+    layers.miss("shm-limit");
+  if (msb::Status covered = msb::put_tmp_on_tmpfs(policy); !covered)
+    fail(msb::LaunchStage::root, covered.error());
 }
 
 // Last of the namespaces: its root is the cgroup the launcher is in when it is made.
@@ -419,13 +476,16 @@ void add_root_rules(msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds) {
 }
 
 [[noreturn]] void run_in_pid_namespace(msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds,
-                                       msb::UniqueFd& root, bool own_network, Layers& layers) {
+                                       msb::UniqueFd& root, bool own_network, Layers& layers,
+                                       std::optional<msb::MemoryCgroup>& cgroup) {
+  // The descriptors of the host's cgroup directories: not for init, nor the command.
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) fail(msb::LaunchStage::pipe, errno);
   pid_t init = ::fork();
   if (init < 0) fail(msb::LaunchStage::fork, errno);
   if (init == 0) {
     ::close(pipe_fds[0]);
+    cgroup.reset();
     run_init(policy, fds, root, own_network, layers, pipe_fds[1]);
   }
   ::close(pipe_fds[1]);
@@ -433,6 +493,8 @@ void add_root_rules(msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds) {
   root.reset();
   int init_status = 0;
   wait_for(init, &init_status);
+  // The memory cgroup stays: we are in it, and leaving would cost a second migration (each waits
+  // for an RCU grace period, milliseconds); the caller removes it once we have exited.
   int status = 0;
   if (::read(pipe_fds[0], &status, sizeof status) == static_cast<ssize_t>(sizeof status)) {
     report("status " + std::to_string(status));
@@ -482,7 +544,12 @@ int main(int argc, char**) {
   msb::note_system_links(policy);
   if (msb::Status canonical = msb::canonicalize_paths(policy); !canonical)
     fail_path(canonical.error());
-  const Namespaces ns = enter_namespaces(policy, layers);
+  // Before enter_namespaces, and so before the cgroup namespace is made (it is rooted at the
+  // command's cgroup): the PID namespace's init and the command inherit the cgroup.
+  std::optional<msb::MemoryCgroup> cgroup = join_memory_cgroup(policy);
+  msb::LimitedIpc ipc;
+  const Namespaces ns = enter_namespaces(policy, ipc, layers);
+  bound_shared_memory(policy, ns.entered, ipc, cgroup, layers);
   // Moves into another cgroup (one of the command's own) belong above this line: the cgroup
   // namespace is rooted where the launcher is when it is entered.
   if (ns.entered) enter_cgroup_namespace(layers);
@@ -490,7 +557,7 @@ int main(int argc, char**) {
   std::vector<msb::UniqueFd> fds = open_paths(policy);
   if (ns.entered) {
     msb::UniqueFd root = build_root_or_fail(policy, fds);
-    run_in_pid_namespace(policy, fds, root, ns.network, layers);
+    run_in_pid_namespace(policy, fds, root, ns.network, layers, cgroup);
   }
   point_home_at_host_tmp(policy);
   msb::UniqueFd cwd = open_cwd(policy.host_cwd, policy);

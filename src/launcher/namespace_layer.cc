@@ -92,11 +92,11 @@ bool needs_read_only_binds(const ExecPolicy& policy) noexcept {
   });
 }
 
-Result<NamespacesEntered> enter_namespaces(bool own_network) {
+Result<NamespacesEntered> enter_namespaces(bool own_network, bool own_ipc) {
   const uid_t uid = ::geteuid();
   const gid_t gid = ::getegid();
   // IPC: System V objects and POSIX message queues are found by id or name, not through files.
-  const int flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC;
+  const int flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | (own_ipc ? CLONE_NEWIPC : 0);
   // UTS: the host's name would be the command's. Where the kernel refuses it or the network
   // namespace, the rest is entered without it and the caller reports it missing.
   const int entered_optional =

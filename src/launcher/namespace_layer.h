@@ -21,10 +21,11 @@ struct NamespacesEntered {
 // Enters new user, mount, PID and IPC namespaces (the PID namespace applies to children forked
 // afterwards), keeping our uid and gid, a UTS namespace, and a network namespace when
 // `own_network`: where the kernel refuses the UTS or network namespace alone, the rest is entered
-// without it. Our mounts become private.
+// without it. Our mounts become private. `own_ipc` false keeps the IPC namespace we are in (one
+// made for the command already, with its System V limits set: shared_memory.h).
 // Fails with unsupported when the kernel refuses (then nothing changed), io_error (sys_errno)
 // when the id maps cannot be written or loopback not brought up.
-Result<NamespacesEntered> enter_namespaces(bool own_network);
+Result<NamespacesEntered> enter_namespaces(bool own_network, bool own_ipc = true);
 
 // In our user namespace: no further user namespaces below it (max_user_namespaces = 0). Fails
 // with io_error (sys_errno).
