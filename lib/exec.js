@@ -405,6 +405,8 @@ async function removeConfined(target, area) {
 async function removeTempDir(tmp, enforced) {
   const remove = async () => {
     if (withPidNamespace(enforced)) {
+      // Most commands leave /tmp empty: one rmdir, before the walk a recursive rm makes.
+      if (await fs.promises.rmdir(tmp).then(() => true, () => false)) return true;
       await fs.promises.rm(tmp, { recursive: true, force: true, maxRetries: 2 }).catch(() => {});
     } else {
       await removeConfined(tmp, tmp);
