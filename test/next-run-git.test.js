@@ -494,6 +494,8 @@ maybe('a writable project without a repository: one the command makes', () => {
     expect(ranPlanted()).toEqual([]);
     expect(fs.existsSync(inProject('.git'))).toBe(false);
     expect(result.removedAfterRun).toEqual(['/.git']);
+    expect(result.stderr).toMatch(/git repository made where there was none is kept only when/);
+    expect(result.stderr).not.toContain(base);
     expect(fs.readFileSync(inProject('app.txt'), 'utf8')).toContain('app'); // the worktree stays
   });
 
