@@ -514,6 +514,26 @@ maybe('a writable project without a repository: one the command makes', () => {
     expect(result.removedAfterRun).toEqual(['/.git']);
   });
 
+  test('the project made a repository itself (HEAD, objects, refs at its top) with core.fsmonitor: its HEAD goes', async () => {
+    const sandbox = createMountSandbox({ root: project });
+    const result = await exec(sandbox, `${plantScript('monitor.sh', 'fsmonitor')}
+      git init -q --bare . && git config core.bare false && git config core.worktree . && git config core.fsmonitor ${inProject('monitor.sh')}`);
+    hostUses(project);
+    expect(ranPlanted()).toEqual([]);
+    expect(fs.existsSync(inProject('HEAD'))).toBe(false);
+    expect(result.removedAfterRun).toEqual(['/HEAD']);
+    expect(fs.readFileSync(inProject('app.txt'), 'utf8')).toContain('app');
+  });
+
+  test('a project whose own files are named HEAD, objects and refs keeps them', async () => {
+    write(inProject('HEAD'), 'not git\n');
+    fs.mkdirSync(inProject('objects'));
+    const sandbox = createMountSandbox({ root: project });
+    const result = await exec(sandbox, 'mkdir refs && echo more >> HEAD');
+    expect(result.removedAfterRun).toEqual([]);
+    expect(fs.readFileSync(inProject('HEAD'), 'utf8')).toBe('not git\nmore\n');
+  });
+
   test('git init, user.name/email, a remote, an upstream branch, add and commit: the repository and its commit stay', async () => {
     const sandbox = createMountSandbox({ root: project });
     const result = await exec(sandbox, `git init -q && git config user.name Agent && git config user.email agent@example.invalid

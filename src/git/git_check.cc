@@ -23,6 +23,7 @@ class Checker {
     for (const WatchedContainer& c : after_.containers) container(c);
     for (const WatchedWorktree& w : after_.worktrees) worktree(w);
     for (const std::string& root : after_.fresh) fresh(root);
+    for (const std::string& root : after_.headless) headless(root);
     return std::move(report_);
   }
 
@@ -142,6 +143,19 @@ class Checker {
     const std::size_t before = report_.removed.size();
     remove(top.value().get(), ".git", join(root, ".git"));
     if (report_.removed.size() > before) report_.repositories.push_back(join(root, ".git"));
+  }
+
+  // The source made into a git directory itself (`git init --bare .`): git finds it there when
+  // there is no .git, and runs what its config names. Without the HEAD it made, git finds none.
+  void headless(const std::string& root) {
+    auto top = open_real_path(root);
+    if (!top) return;
+    const int fd = top.value().get();
+    if (!is_absent(fd, ".git") || is_absent(fd, "HEAD") || is_absent(fd, "objects") ||
+        is_absent(fd, "refs")) {
+      return;
+    }
+    remove(fd, "HEAD", join(root, "HEAD"));
   }
 
   bool harmless_repository(int top_fd) {
