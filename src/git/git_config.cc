@@ -53,16 +53,26 @@ ConfigStep ConfigReader::next(ConfigEntry& out) {
     } else if (c == '[') {
       take();
       ok = header();
-    } else if (alpha(c) && !section_.empty()) {
+    } else if (alpha(c) && (lenient_ || !section_.empty())) {
       if (entry(out)) return ConfigStep::entry;
       ok = false;
     } else {
-      ok = false;  // a key before any section, or a byte no key starts with
+      take();  // a key before any section, or a byte no key starts with
+      ok = false;
     }
-    if (!ok) {
+    if (!ok && lenient_) {
+      skip_rest_of_line();
+    } else if (!ok) {
       failed_ = true;
       return ConfigStep::malformed;
     }
+  }
+}
+
+// After a malformed line: on to the next one, unless the newline that ended it is taken already.
+void ConfigReader::skip_rest_of_line() {
+  if (at_ > 0 && text_[at_ - 1] == '\n') return;
+  while (peek() != kEnd && take() != '\n') {
   }
 }
 

@@ -24,10 +24,12 @@ enum class ConfigStep { entry, end, malformed };
 // `#` and `;` comments, double quotes, the escapes \n \t \b \\ \" and a backslash before a
 // newline continuing a value, CRLF read as LF. What git would refuse (an unknown escape, a
 // newline inside quotes, a comment after a bare key, a byte-order mark) is `malformed`, and the
-// reader stops there.
+// reader stops there; a `lenient` reader (for .gitmodules, where naming more is safe) instead
+// skips the rest of that line, still in one pass, and takes keys before any section too.
 class ConfigReader {
  public:
-  explicit ConfigReader(std::string_view text) : text_(text) {}
+  explicit ConfigReader(std::string_view text, bool lenient = false)
+      : text_(text), lenient_(lenient) {}
   ConfigStep next(ConfigEntry& out);
 
  private:
@@ -37,11 +39,13 @@ class ConfigReader {
   bool extended_subsection();
   bool entry(ConfigEntry& out);
   bool value(std::string& out);
+  void skip_rest_of_line();
 
   std::string_view text_;
   std::size_t at_ = 0;
   std::string section_;
   std::optional<std::string> subsection_;
+  bool lenient_ = false;
   bool failed_ = false;
 };
 
