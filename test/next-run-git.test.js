@@ -514,6 +514,16 @@ maybe('a writable project without a repository: one the command makes', () => {
     expect(result.removedAfterRun).toEqual(['/.git']);
   });
 
+  test('a rebase left stopped with an exec line to come never runs it on the host\'s rebase --continue', async () => {
+    const sandbox = createMountSandbox({ root: project });
+    const result = await exec(sandbox, `${plantScript('step.sh', 'rebase')} ${init} && git commit -q --allow-empty -m two
+      GIT_SEQUENCE_EDITOR="printf 'break\\nexec ${inProject('step.sh')}\\n' >" git rebase -q -i HEAD~1; ls .git/rebase-merge >/dev/null`);
+    expect(result.exitCode).toBe(0);
+    hostGit(project, ['rebase', '--continue']);
+    expect(ranPlanted()).toEqual([]);
+    expect(result.removedAfterRun).toEqual(['/.git']);
+  });
+
   test('the project made a repository itself (HEAD, objects, refs at its top) with core.fsmonitor: its HEAD goes', async () => {
     const sandbox = createMountSandbox({ root: project });
     const result = await exec(sandbox, `${plantScript('monitor.sh', 'fsmonitor')}

@@ -165,7 +165,16 @@ class Checker {
     return harmless_config(fd, "config") && harmless_config(fd, "config.worktree") &&
            is_absent(fd, "commondir") && sample_hooks_only(fd) && no_attributes(fd) &&
            empty_or_absent(fd, "modules") && empty_or_absent(fd, "worktrees") &&
-           regular_or_absent(fd, "index") && names_no_repository(top_fd, fd);
+           empty_or_absent(fd, "remotes") && empty_or_absent(fd, "branches") &&
+           no_sequence_under_way(fd) && regular_or_absent(fd, "index") &&
+           names_no_repository(top_fd, fd);
+  }
+
+  // A rebase or cherry-pick left stopped: its todo list may hold `exec` lines, which the user's
+  // `git rebase --continue` would run.
+  static bool no_sequence_under_way(int git_fd) {
+    return is_absent(git_fd, "rebase-merge") && is_absent(git_fd, "rebase-apply") &&
+           is_absent(git_fd, "sequencer");
   }
 
   static bool is_absent(int dir_fd, const char* name) {
@@ -215,7 +224,8 @@ class Checker {
            (S_ISREG(attributes.value()->st_mode) && attributes.value()->st_size == 0);
   }
 
-  // Submodule or linked-worktree git directories: their config would be read too.
+  // Submodule or linked-worktree git directories (their config would be read too), or the
+  // remotes/ and branches/ files git still reads remote URLs from.
   static bool empty_or_absent(int git_fd, const char* name) {
     auto st = look(git_fd, name);
     if (!st) return false;

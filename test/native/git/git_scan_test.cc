@@ -269,6 +269,14 @@ TEST_F(NewRepositoryTest, AnythingThatCouldRunAProgramRemovesItWhole) {
       [&] { fs::create_directories(git_dir / "modules" / "m"); },
       [&] { write_host(git_dir / "config.worktree", "[core]\n\tpager = x\n"); },
       [&] {
+        fs::create_directories(git_dir / "remotes");
+        write_host(git_dir / "remotes" / "origin", "URL: ext::sh -c x\n");
+      },
+      [&] {
+        fs::create_directories(git_dir / "rebase-merge");
+        write_host(git_dir / "rebase-merge" / "git-rebase-todo", "exec x\n");
+      },
+      [&] {
         fs::rename(git_dir / "config", project_ / "c");
         fs::create_symlink("../c", git_dir / "config");
       },
