@@ -81,6 +81,7 @@ Napi::Value to_report(Napi::Env env, msb::git::AfterRunReport& report) {
   out.Set("removed", strings(env, report.removed));
   out.Set("unchecked", strings(env, report.unchecked));
   out.Set("failed", strings(env, report.failed));
+  out.Set("repositories", strings(env, report.repositories));
   return out;
 }
 

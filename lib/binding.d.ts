@@ -122,7 +122,7 @@ export interface NativeBinding {
     | { error: { kind: 'symlink' | 'too-large' | 'too-many' | 'malformed' | 'io'; what: string; errno?: number } }
   >;
   /** Removes what the command planted at names git follows; host paths. */
-  gitAfterRun(handle: GitAfterRunHandle): Promise<{ removed: string[]; unchecked: string[]; failed: string[] }>;
+  gitAfterRun(handle: GitAfterRunHandle): Promise<{ removed: string[]; unchecked: string[]; failed: string[]; repositories: string[] }>;
   /** The core's suffix_rule on each string: all folded, or the index of the first that is no rule. */
   foldSuffixes(written: string[]): { suffixes: string[]; invalid?: undefined } | { suffixes?: undefined; invalid: number };
   /** The index of the first suffix `name` ends with under the core's folding, or -1. */

@@ -283,7 +283,7 @@ async function exec(sandbox, handle, givenArgv, options = {}) {
   const removed = removalReport(cleanup.removed, state.mounts, state.view);
   result.removedAfterRun = removed.removedAfterRun;
   result.cleanupFailed = cleanup.failed;
-  const notes = [removed.note, uncheckedNote(cleanup.failed, state.view)].filter((n) => n !== null);
+  const notes = [removed.note, newRepositoryNote(cleanup.repositories), uncheckedNote(cleanup.failed, state.view)].filter((n) => n !== null);
   if (notes.length > 0) result.stderr = `${result.stderr.replace(/\n$/, '')}${result.stderr === '' ? '' : '\n\n'}${notes.join('\n')}\n`;
   return result;
 }
@@ -356,6 +356,14 @@ function uncheckedNote(failed, view) {
     'or the next run may trust what the command left there.';
 }
 
+// Why a repository the command made went, so that the model does not make it again the same way.
+function newRepositoryNote(repositories) {
+  if (repositories.length === 0) return null;
+  return 'Note: a git repository made where there was none is kept only when its config sets nothing but ' +
+    'core format settings, user.name and user.email, remotes with plain URLs and upstream branches, and its ' +
+    'hooks are git\'s samples (anything else could run a program when the user next runs git there); it was removed whole.';
+}
+
 const withPidNamespace = (enforced) => enforced !== null && enforced.layers.includes('pid-namespace');
 
 // After the run: the temp directory, git's planted names, the names watched for the next run.
@@ -370,6 +378,7 @@ async function cleanUp(state) {
   // not check or remove.
   const planted = await afterRun(state.git, state.enforced);
   removed.push(...planted.removed);
+  const repositories = planted.repositories || [];
   failed.push(...planted.unchecked, ...planted.failed);
   if (withPidNamespace(state.enforced)) {
     const names = await removeAppeared(state.watch, removeConfined);
@@ -377,7 +386,7 @@ async function cleanUp(state) {
     failed.push(...names.failed);
   }
   const virtual = (p) => (p === '/tmp' ? p : virtualPathOf(p, state.mounts));
-  return { removed, failed: [...new Set(failed.map(virtual).filter((p) => p !== null))] };
+  return { removed, repositories, failed: [...new Set(failed.map(virtual).filter((p) => p !== null))] };
 }
 
 // Deletes `target` with an `rm -rf` confined by Landlock to `area` (a directory holding it): a

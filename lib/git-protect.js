@@ -53,10 +53,11 @@ async function gitProtection(writableDirs) {
  * left to swap a directory for a symlink while we delete, and the git directories were pinned.
  * @param {{ handle: import('./binding').GitAfterRunHandle | null, roots?: string[] }} git from gitProtection
  * @param {{ layers: string[] } | null} enforced
- * @returns {Promise<{ removed: string[], unchecked: string[], failed: string[] }>} host paths
+ * @returns {Promise<{ removed: string[], unchecked: string[], failed: string[], repositories: string[] }>}
+ *   host paths; `repositories` are those of `removed` that were new repositories judged unsafe
  */
 async function afterRun({ handle, roots = [] }, enforced) {
-  const none = { removed: [], unchecked: [], failed: [] };
+  const none = { removed: [], unchecked: [], failed: [], repositories: [] };
   if (!handle || !enforced || !enforced.layers.includes('pid-namespace')) return none;
   // The result is kept whatever happens here; a check that could not run leaves every
   // repository unchecked, and says so.

@@ -446,3 +446,125 @@ maybe('a writable repository: what git would run later stays as it was', () => {
     expect(fs.readdirSync(shared)).toEqual([]);
   });
 });
+
+// A project directory with no repository in it or above it: the command's `git init` makes one
+// the host's git will use there (a shell prompt runs `git status` on cd). What it configured must
+// run nothing: a new repository is kept only when its config holds keys that cannot run anything
+// and its hooks are git's samples; else it goes whole.
+maybe('a writable project without a repository: one the command makes', () => {
+  let project;
+  beforeEach(() => {
+    project = path.join(base, 'project');
+    fs.mkdirSync(project);
+    write(path.join(project, 'app.txt'), 'app');
+  });
+
+  const inProject = (name) => path.join(project, name);
+  // What a user does next in the project: a status (prompt), a diff, an add, a commit, a fetch.
+  function hostUses(dir) {
+    fs.appendFileSync(path.join(dir, 'app.txt'), 'changed by the host\n');
+    hostGit(dir, ['status']);
+    hostGit(dir, ['diff']);
+    hostGit(dir, ['add', '-A']);
+    hostGit(dir, ['commit', '-q', '-m', 'by the host']);
+    hostGit(dir, ['fetch', '-q', 'origin']);
+  }
+  const init = 'git init -q && git add -A && git commit -q -m agent';
+
+  const attacks = [
+    ['core.fsmonitor', () => `${plantScript('monitor.sh', 'fsmonitor')} ${init}; git config core.fsmonitor ${inProject('monitor.sh')}`],
+    ['a hook in .git/hooks', () => `${init}; ${plantScript('.git/hooks/pre-commit', 'hook')} ${plantScript('.git/hooks/post-index-change', 'hook2')} true`],
+    ['core.hooksPath', () => `mkdir hooks2; ${plantScript('hooks2/pre-commit', 'hooks-path')} ${init}; git config core.hooksPath ${inProject('hooks2')}`],
+    ['a clean filter with .gitattributes', () => `${plantScript('clean.sh', 'filter')} echo '* filter=x' > .gitattributes; ${init}; git config filter.x.clean ${inProject('clean.sh')}`],
+    ['diff.external', () => `${plantScript('diff.sh', 'diff')} ${init}; git config diff.external ${inProject('diff.sh')}`],
+    ['core.sshCommand with an ssh remote', () => `${plantScript('ssh.sh', 'ssh')} ${init}; git remote add origin ssh://example.invalid/x.git; git config core.sshCommand ${inProject('ssh.sh')}`],
+    ['include.path naming a config with core.fsmonitor', () => `${plantScript('monitor.sh', 'fsmonitor')} ${init}; printf '[core]\\n\\tfsmonitor = ${inProject('monitor.sh')}\\n' > inc.cfg; git config include.path ${inProject('inc.cfg')}`],
+    ['core.fsmonitor under a mixed-case section, a continuation line and a comment', () => `${plantScript('monitor.sh', 'fsmonitor')} ${init}; printf '# remote\\n[CoRe] ; x\\n\\tFsMonitor = "${inProject('monitor')}\\\\\\n.sh"\\n' >> .git/config`],
+    ['a .git file pointing at a git directory planted elsewhere in the project', () => `${plantScript('monitor.sh', 'fsmonitor')} git init -q --separate-git-dir=.hidden . && git config core.fsmonitor ${inProject('monitor.sh')} && echo 'gitdir: .hidden' > .git`],
+    ['a .git symlink to a planted git directory', () => `${plantScript('monitor.sh', 'fsmonitor')} ${init} && git config core.fsmonitor ${inProject('monitor.sh')} && mv .git .hidden && ln -s .hidden .git`],
+    ['a submodule whose own repository sets core.fsmonitor', () => `${plantScript('monitor.sh', 'fsmonitor')} ${init}; git init -q sub && git -C sub commit -q --allow-empty -m sub
+      git -C sub config core.fsmonitor ${inProject('monitor.sh')}; git update-index --add --cacheinfo 160000,$(git -C sub rev-parse HEAD),sub`],
+  ];
+
+  test.each(attacks)('%s in a new repository never runs on the host: the repository goes', async (_name, script) => {
+    const sandbox = createMountSandbox({ root: project });
+    const result = await exec(sandbox, script());
+    expect(ranPlanted()).toEqual([]); // nothing ran inside: what follows is the host's git
+    hostUses(project);
+    expect(ranPlanted()).toEqual([]);
+    expect(fs.existsSync(inProject('.git'))).toBe(false);
+    expect(result.removedAfterRun).toEqual(['/.git']);
+    expect(result.stderr).toMatch(/git repository made where there was none is kept only when/);
+    expect(result.stderr).not.toContain(base);
+    expect(fs.readFileSync(inProject('app.txt'), 'utf8')).toContain('app'); // the worktree stays
+  });
+
+  test.each([
+    ['an ext:: remote url', 'git remote add origin "ext::sh -c touch% /tmp/x"'],
+    ['a branch whose remote is an ext:: url', 'git config branch.master.remote "ext::sh -c true"'],
+    ['info/attributes', 'echo "* diff=x" > .git/info/attributes'],
+    ['a commondir', 'echo /nowhere > .git/commondir'],
+    ['a hooks symlink', 'rm -rf .git/hooks && ln -s ../hooks2 .git/hooks && mkdir hooks2'],
+    ['a key it cannot vouch for (pull.rebase)', 'git config pull.rebase true'],
+    ['a mode-000 directory in it', 'mkdir .git/locked && touch .git/locked/f && chmod 000 .git/locked && git config alias.st status'],
+  ])('a new repository with %s goes too', async (_name, script) => {
+    const sandbox = createMountSandbox({ root: project });
+    const result = await exec(sandbox, `${init} && ${script}`);
+    expect(fs.existsSync(inProject('.git'))).toBe(false);
+    expect(result.removedAfterRun).toEqual(['/.git']);
+  });
+
+  test('a rebase left stopped with an exec line to come never runs it on the host\'s rebase --continue', async () => {
+    const sandbox = createMountSandbox({ root: project });
+    const result = await exec(sandbox, `${plantScript('step.sh', 'rebase')} ${init} && git commit -q --allow-empty -m two
+      GIT_SEQUENCE_EDITOR="printf 'break\\nexec ${inProject('step.sh')}\\n' >" git rebase -q -i HEAD~1; ls .git/rebase-merge >/dev/null`);
+    expect(result.exitCode).toBe(0);
+    hostGit(project, ['rebase', '--continue']);
+    expect(ranPlanted()).toEqual([]);
+    expect(result.removedAfterRun).toEqual(['/.git']);
+  });
+
+  test('the project made a repository itself (HEAD, objects, refs at its top) with core.fsmonitor: its HEAD goes', async () => {
+    const sandbox = createMountSandbox({ root: project });
+    const result = await exec(sandbox, `${plantScript('monitor.sh', 'fsmonitor')}
+      git init -q --bare . && git config core.bare false && git config core.worktree . && git config core.fsmonitor ${inProject('monitor.sh')}`);
+    hostUses(project);
+    expect(ranPlanted()).toEqual([]);
+    expect(fs.existsSync(inProject('HEAD'))).toBe(false);
+    expect(result.removedAfterRun).toEqual(['/HEAD']);
+    expect(fs.readFileSync(inProject('app.txt'), 'utf8')).toContain('app');
+  });
+
+  test('a project whose own files are named HEAD, objects and refs keeps them', async () => {
+    write(inProject('HEAD'), 'not git\n');
+    fs.mkdirSync(inProject('objects'));
+    const sandbox = createMountSandbox({ root: project });
+    const result = await exec(sandbox, 'mkdir refs && echo more >> HEAD');
+    expect(result.removedAfterRun).toEqual([]);
+    expect(fs.readFileSync(inProject('HEAD'), 'utf8')).toBe('not git\nmore\n');
+  });
+
+  test('git init, user.name/email, a remote, an upstream branch, add and commit: the repository and its commit stay', async () => {
+    const sandbox = createMountSandbox({ root: project });
+    const result = await exec(sandbox, `git init -q && git config user.name Agent && git config user.email agent@example.invalid
+      git remote add origin https://example.invalid/project.git && git remote add backup git@example.invalid:me/project.git
+      git add -A && git commit -q -m agent && git branch -q other && git config branch.master.remote origin && git config branch.master.merge refs/heads/master
+      git status --short`);
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    expect(result.removedAfterRun).toEqual([]);
+    expect(hostGit(project, ['log', '--format=%s']).stdout).toBe('agent\n');
+    expect(hostGit(project, ['config', 'user.name']).stdout).toBe('Agent\n');
+    expect(hostGit(project, ['remote', 'get-url', 'origin']).stdout).toBe('https://example.invalid/project.git\n');
+    expect(fs.readdirSync(inProject('.git/hooks')).every((name) => name.endsWith('.sample'))).toBe(true);
+  });
+
+  test('a repository that was there before the run is not judged by the new-repository rule', async () => {
+    makeRepo(project);
+    expect(hostGit(project, ['config', 'pull.rebase', 'true']).status).toBe(0);
+    const sandbox = createMountSandbox({ root: project });
+    const result = await exec(sandbox, 'git add -A && git commit -q -m agent');
+    expect(result.removedAfterRun).toEqual([]);
+    expect(hostGit(project, ['log', '--format=%s']).stdout).toBe('agent\nfirst\n');
+  });
+});

@@ -16,6 +16,8 @@ struct GitLimits {
   std::size_t max_submodules = 4096;    // named paths per repository (.gitmodules and gitlinks)
   std::size_t max_depth = 8;            // submodules within submodules; module directory nesting
   std::size_t max_repositories = 4096;  // git directories in one scan
+  std::uint64_t max_config_bytes = 64u << 10;   // a new repository's config: a few lines
+  std::size_t max_hook_entries = 256;           // a new repository's hooks/: git's samples
   std::size_t max_removed_entries = 1'000'000;  // entries of one planted tree removed after a run
 };
 

@@ -56,6 +56,7 @@ class Scanner {
   Result<GitScan, GitRefusal> run() {
     after_->roots = writable_;
     for (const std::string& root : writable_) {
+      note_fresh(root);
       if (auto s = worktree(root, 0); !s) return std::move(s).error();
       if (auto s = bare(root); !s) return std::move(s).error();
       if (auto s = enclosing(root); !s) return std::move(s).error();
@@ -95,6 +96,17 @@ class Scanner {
          at = at.substr(0, std::max<std::size_t>(at.rfind('/'), 1))) {
       pin_.insert(at);
     }
+  }
+
+  // A source without a `.git` of its own: one the command makes there is judged after the run.
+  void note_fresh(const std::string& root) {
+    auto fd = open_real_path(root);
+    if (!fd) return;
+    auto dot_git = look(fd.value().get(), ".git");
+    if (!dot_git || dot_git.value()) return;
+    after_->fresh.push_back(root);
+    auto head = look(fd.value().get(), "HEAD");
+    if (head && !head.value()) after_->headless.push_back(root);
   }
 
   // What git itself checks (is_git_directory): a bare repository, or a git directory mounted alone.

@@ -20,9 +20,9 @@ struct SubmodulePaths {
   bool truncated = false;          // more than `max_paths` values: the rest were not returned
 };
 
-// Every `path` key's value in a git config text (any section: naming more is safe). Handles
-// leading blanks, case-insensitive keys, double quotes with \" and \\ escapes, and comments
-// after `;` or `#` outside quotes.
+// Every `path` key's value in a git config text (any section: naming more is safe), read by the
+// config reader (git_config.h) in its lenient mode: a line git would refuse is skipped, the
+// rest still read, in one pass.
 SubmodulePaths gitmodules_paths(std::string_view text, std::size_t max_paths);
 
 }  // namespace msb::git

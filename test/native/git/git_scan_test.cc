@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,9 +39,11 @@ class GitScanTest : public ::testing::Test {
     ASSERT_TRUE(git(repo_, "init -q"));
   }
 
-  void add_gitlink(const std::string& path) {
+  void add_gitlink(const std::string& path) { add_gitlink_in(repo_, path); }
+
+  static void add_gitlink_in(const fs::path& top, const std::string& path) {
     ASSERT_TRUE(
-        git(repo_, std::string("update-index --add --cacheinfo 160000,") + kCommit + "," + path));
+        git(top, std::string("update-index --add --cacheinfo 160000,") + kCommit + "," + path));
   }
 
   TempDir dir_;
@@ -215,6 +218,115 @@ TEST_F(GitScanTest, AfterTheRunAnOversizedIndexIsReportedUnchecked) {
   write_host(repo_ / ".git" / "index", std::string(64, 'x'));
   auto report = check_after_run(*scan.value().after, small);
   EXPECT_EQ(report.unchecked, (Paths{(repo_ / ".git" / "index").string()}));
+}
+
+// A project without a repository: one made there after the scan is judged when the run ends.
+class NewRepositoryTest : public GitScanTest {
+ protected:
+  void SetUp() override {
+    GitScanTest::SetUp();
+    if (IsSkipped()) return;
+    project_ = fs::canonical(dir_.path()) / "project";
+    fs::create_directory(project_);
+    write_host(project_ / "app.txt", "app");
+  }
+
+  // Scans, lets `command` run as the command would, checks: what was removed.
+  template <typename Command>
+  msb::git::AfterRunReport run(Command command, const GitLimits& limits = {}) {
+    auto scan = scan_writable({project_.string()});
+    EXPECT_TRUE(scan.ok());
+    if (!scan.ok()) return {};
+    EXPECT_TRUE(git(project_, "init -q"));
+    command();
+    return check_after_run(*scan.value().after, limits);
+  }
+
+  fs::path project_;
+};
+
+TEST_F(NewRepositoryTest, OrdinaryWorkKept) {
+  auto report = run([&] {
+    ASSERT_TRUE(git(project_, "config user.name Agent"));
+    ASSERT_TRUE(git(project_, "remote add origin https://example.invalid/x.git"));
+    ASSERT_TRUE(git(project_, "add -A"));
+    ASSERT_TRUE(git(project_, "commit -q -m agent"));
+    ASSERT_TRUE(git(project_, "config branch.master.remote origin"));
+  });
+  EXPECT_TRUE(report.removed.empty());
+  EXPECT_TRUE(msb_test::host_entry_exists(project_ / ".git" / "HEAD"));
+}
+
+TEST_F(NewRepositoryTest, AnythingThatCouldRunAProgramRemovesItWhole) {
+  const fs::path git_dir = project_ / ".git";
+  const std::vector<std::function<void()>> plants = {
+      [&] { ASSERT_TRUE(git(project_, "config core.fsmonitor /x")); },
+      [&] { write_host(git_dir / "hooks" / "pre-commit", "#!/bin/sh\n"); },
+      [&] { fs::create_symlink("/bin/true", git_dir / "hooks" / "x.sample"); },
+      [&] { fs::create_directory(git_dir / "hooks" / "d.sample"); },
+      [&] { write_host(git_dir / "commondir", "/elsewhere\n"); },
+      [&] { write_host(git_dir / "info" / "attributes", "* filter=x\n"); },
+      [&] { fs::create_directories(git_dir / "modules" / "m"); },
+      [&] { write_host(git_dir / "config.worktree", "[core]\n\tpager = x\n"); },
+      [&] {
+        fs::create_directories(git_dir / "remotes");
+        write_host(git_dir / "remotes" / "origin", "URL: ext::sh -c x\n");
+      },
+      [&] {
+        fs::create_directories(git_dir / "rebase-merge");
+        write_host(git_dir / "rebase-merge" / "git-rebase-todo", "exec x\n");
+      },
+      [&] {
+        fs::rename(git_dir / "config", project_ / "c");
+        fs::create_symlink("../c", git_dir / "config");
+      },
+      [&] {
+        add_gitlink_in(project_, "sub");
+        fs::create_directories(project_ / "sub" / ".git");
+      },
+      [&] {
+        fs::remove_all(git_dir);
+        write_host(git_dir, "gitdir: elsewhere\n");
+      },
+      [&] {
+        fs::create_directories(git_dir / "locked");
+        fs::permissions(git_dir / "locked", fs::perms::none);
+        ASSERT_TRUE(git(project_, "config alias.st status"));
+      },
+  };
+  for (std::size_t i = 0; i < plants.size(); ++i) {
+    auto report = run(plants[i]);
+    EXPECT_EQ(report.removed, (Paths{git_dir.string()})) << "plant " << i;
+    EXPECT_EQ(report.repositories, (Paths{git_dir.string()})) << "plant " << i;
+    EXPECT_FALSE(msb_test::host_entry_exists(git_dir)) << "plant " << i;
+    EXPECT_TRUE(msb_test::host_entry_exists(project_ / "app.txt"));
+    fs::remove_all(git_dir);
+  }
+}
+
+TEST_F(NewRepositoryTest, ConfigOverItsBoundRemovesIt) {
+  GitLimits small;
+  small.max_config_bytes = 8;
+  auto report = run([] {}, small);
+  EXPECT_EQ(report.removed, (Paths{(project_ / ".git").string()}));
+}
+
+TEST_F(NewRepositoryTest, SourceMadeAGitDirectoryLosesItsHead) {
+  auto scan = scan_writable({project_.string()});
+  ASSERT_TRUE(scan.ok());
+  ASSERT_TRUE(git(project_, "init -q --bare ."));
+  auto report = check_after_run(*scan.value().after);
+  EXPECT_EQ(report.removed, (Paths{(project_ / "HEAD").string()}));
+  EXPECT_TRUE(msb_test::host_entry_exists(project_ / "objects"));
+}
+
+TEST_F(NewRepositoryTest, ARepositoryThereBeforeIsNotJudged) {
+  ASSERT_TRUE(git(project_, "init -q"));
+  ASSERT_TRUE(git(project_, "config pull.rebase true"));
+  auto scan = scan_writable({project_.string()});
+  ASSERT_TRUE(scan.ok());
+  auto report = check_after_run(*scan.value().after);
+  EXPECT_TRUE(report.removed.empty());
 }
 
 }  // namespace

@@ -43,6 +43,17 @@ TEST(Gitmodules, LinearOnLongBlankLines) {
   EXPECT_TRUE(gitmodules_paths(unterminated, 10).paths.empty());
 }
 
+// The config reader, lenient: a line git would refuse is skipped, the next ones still read.
+TEST(Gitmodules, MalformedLinesSkippedNotTheRest) {
+  const std::string text =
+      "1bad\n\"x\n[sub \"unterminated\n\tpath = a\\qb\n\tpath = \"open\n"
+      "path = kept\r\n[ok] path = also\n=\n";
+  EXPECT_EQ(gitmodules_paths(text, 10).paths, (Paths{"kept", "also"}));
+  std::string lines;
+  for (int i = 0; i < 100000; ++i) lines += "1\n";
+  EXPECT_TRUE(gitmodules_paths(lines + "[" + std::string(1u << 20, '1'), 10).paths.empty());
+}
+
 TEST(Gitmodules, BoundedInEntries) {
   std::string text;
   for (int i = 0; i < 50; ++i) text += "path = p" + std::to_string(i) + "\n";
