@@ -18,14 +18,13 @@ const APT_PACKAGES = {
   make: 'make',
   compiler: 'g++',
   'yaml-cpp': 'libyaml-cpp-dev',
-  simdjson: 'libsimdjson-dev',
 };
 
 function onPath(program) {
   return spawnSync(program, ['--version'], { stdio: 'ignore' }).status === 0;
 }
 
-// One small CMake project finds the C++20 compiler and both libraries the way the real build
+// One small CMake project finds the C++20 compiler and yaml-cpp the way the real build
 // will (same search paths, same CMAKE_PREFIX_PATH), in a few seconds.
 const PROBE = `cmake_minimum_required(VERSION 3.20)
 project(msb_probe LANGUAGES CXX)
@@ -35,10 +34,6 @@ endif()
 find_package(yaml-cpp QUIET)
 if(NOT yaml-cpp_FOUND)
   message(STATUS "MSB_MISSING yaml-cpp")
-endif()
-find_package(simdjson QUIET)
-if(NOT simdjson_FOUND)
-  message(STATUS "MSB_MISSING simdjson")
 endif()
 `;
 
@@ -60,7 +55,7 @@ function probeWithCmake() {
 function missingPrerequisites() {
   const missing = [];
   if (!onPath('make') && !onPath('ninja')) missing.push('make');
-  if (!onPath('cmake')) return ['cmake', ...missing, 'compiler', 'yaml-cpp', 'simdjson'];
+  if (!onPath('cmake')) return ['cmake', ...missing, 'compiler', 'yaml-cpp'];
   return [...missing, ...probeWithCmake()];
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the prebuilt binaries shipped in the package: prebuilds/linux-<arch>/{mount_sandbox.node,
-# msb-launch} for x64 and arm64, against a Debian 11 sysroot (glibc 2.31) with yaml-cpp and
-# simdjson compiled from Debian's source tarballs and linked statically, then checks them.
+# msb-launch} for x64 and arm64, against a Debian 11 sysroot (glibc 2.31) with yaml-cpp
+# compiled from Debian's source tarball and linked statically, then checks them.
 #   npm run prebuilds            # both
 #   npm run prebuilds -- arm64   # one
 # (Not "prebuild": npm would run a script of that name before every `npm run build`.)
@@ -19,9 +19,7 @@ toolchain=$repo/cmake/bullseye-toolchain.cmake
 # gcc adds these to its search paths ahead of the sysroot.
 unset LIBRARY_PATH CPATH C_INCLUDE_PATH CPLUS_INCLUDE_PATH
 
-# Debian 12's source tarballs of the versions the source build uses, pinned by their .dsc's sha256.
-simdjson_url=$mirror/pool/main/s/simdjson/simdjson_3.0.1.orig.tar.gz
-simdjson_sha256=156b1bc5eb0561b2bd166b46d191fd3d95a3e709cc63761477d3b7aec2b6e9ed
+# Debian 12's source tarball of the version the source build uses, pinned by its .dsc's sha256.
 yamlcpp_url=$mirror/pool/main/y/yaml-cpp/yaml-cpp_0.7.0+dfsg.orig.tar.xz
 yamlcpp_sha256=dc63708605404e0b963e0ca3a9619d1c8270eda2839603e6fa0384e5e51e5312
 
@@ -82,28 +80,23 @@ make_sysroot() {
   echo "$root"
 }
 
-# yaml-cpp and simdjson as static, position-independent archives for the target, cached under a
+# yaml-cpp as a static, position-independent archive for the target, cached under a
 # key that changes with the toolchain or the pinned sources.
 build_deps() {
   local key prefix work=$cache/deps-build-$1
-  key=$(echo "$simdjson_sha256 $yamlcpp_sha256" | cat - "$toolchain" "${toolchain%/*}/bullseye-compat.h" |
+  key=$(echo "$yamlcpp_sha256" | cat - "$toolchain" "${toolchain%/*}/bullseye-compat.h" |
     sha256sum | cut -c1-12)
   prefix=$cache/deps-$1-$key
   if [ ! -f "$prefix/.msb-complete" ]; then
     rm -rf "$prefix" "$work"
     mkdir -p "$work"
     tar -xf "$(fetch "$yamlcpp_url" "$yamlcpp_sha256")" -C "$work"
-    tar -xf "$(fetch "$simdjson_url" "$simdjson_sha256")" -C "$work"
     local common=(-DCMAKE_TOOLCHAIN_FILE="$toolchain" -DCMAKE_BUILD_TYPE=Release
       -DCMAKE_POSITION_INDEPENDENT_CODE=ON -DCMAKE_INSTALL_PREFIX="$prefix")
     cmake -S "$work"/yaml-cpp-* -B "$work/yaml-build" "${common[@]}" -DYAML_BUILD_SHARED_LIBS=OFF \
       -DYAML_CPP_BUILD_TESTS=OFF -DYAML_CPP_BUILD_TOOLS=OFF -DYAML_CPP_BUILD_CONTRIB=OFF >/dev/null
     cmake --build "$work/yaml-build" -j "$jobs" >/dev/null
     cmake --install "$work/yaml-build" >/dev/null
-    cmake -S "$work"/simdjson-* -B "$work/simdjson-build" "${common[@]}" -DBUILD_SHARED_LIBS=OFF \
-      -DSIMDJSON_DEVELOPER_MODE=OFF >/dev/null
-    cmake --build "$work/simdjson-build" -j "$jobs" >/dev/null
-    cmake --install "$work/simdjson-build" >/dev/null
     rm -rf "$work"
     touch "$prefix/.msb-complete"
   fi
@@ -131,8 +124,7 @@ build_arch() {
   cmake -S "$repo" -B "$build" -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DCMAKE_BUILD_TYPE=Release \
     -DMSB_PORTABLE=ON -DMSB_WERROR=ON -DCMAKE_JS_VERSION=prebuild -DCMAKE_JS_INC="$napi_headers" \
     -DCMAKE_LIBRARY_OUTPUT_DIRECTORY="$build/Release" \
-    -Dyaml-cpp_DIR="$(config_dir "$MSB_DEPS_PREFIX" yaml-cpp)" \
-    -Dsimdjson_DIR="$(config_dir "$MSB_DEPS_PREFIX" simdjson)" >/dev/null
+    -Dyaml-cpp_DIR="$(config_dir "$MSB_DEPS_PREFIX" yaml-cpp)" >/dev/null
   cmake --build "$build" -j "$jobs" --target mount_sandbox msb_launch
   mkdir -p "$out"
   "$triple-strip" --strip-unneeded -o "$out/mount_sandbox.node" "$build/Release/mount_sandbox.node"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A dependent's install of the packed package, where no build could happen: in a private mount
-# namespace with cmake, the compilers, the yaml-cpp/simdjson headers, CMake configs and shared
+# namespace with cmake, the compilers, the yaml-cpp headers, CMake configs and shared
 # libraries hidden, installs the tarball into fresh consumers with --ignore-scripts and with
 # --strict-allow-scripts (nothing approved), compiles their strict TypeScript (ESM and CJS) and
 # runs a sandbox from each. Fails unless the prebuilt binaries alone make a working package.
@@ -51,21 +51,19 @@ lib=/usr/lib/x86_64-linux-gnu
 hide /usr/bin/{cmake,ccmake,ctest,cpack,cc,c++,cpp,gcc,g++,clang,clang++,make,ninja} \
   /usr/bin/{gcc,g++,cpp,clang,clang++}-* /usr/bin/x86_64-linux-gnu-{gcc,g++,cpp}* \
   /usr/lib/gcc /usr/libexec/gcc /usr/lib/llvm-* /usr/share/cmake /usr/share/cmake-* \
-  /usr/include/yaml-cpp /usr/include/simdjson* \
-  $lib/libyaml-cpp* $lib/libsimdjson* $lib/cmake/yaml-cpp* $lib/cmake/simdjson* \
-  $lib/pkgconfig/yaml-cpp.pc $lib/pkgconfig/simdjson.pc
+  /usr/include/yaml-cpp $lib/libyaml-cpp* $lib/cmake/yaml-cpp* $lib/pkgconfig/yaml-cpp.pc
 shopt -u nullglob
 
 # The hiding itself is checked, or a pass could come from a toolchain still in reach.
 for tool in cmake cc c++ gcc g++ clang make; do
   ! "$tool" --version >/dev/null 2>&1 || fail "$tool still runs"
 done
-for f in "$lib"/libyaml-cpp.so* "$lib"/libsimdjson.so* /usr/include/simdjson.h; do
+for f in "$lib"/libyaml-cpp.so*; do
   [ ! -s "$f" ] || fail "$f is still readable"
 done
-[ -z "$(find /usr/include/yaml-cpp /usr/lib/gcc $lib/cmake/yaml-cpp $lib/cmake/simdjson -mindepth 1)" ] ||
+[ -z "$(find /usr/include/yaml-cpp /usr/lib/gcc $lib/cmake/yaml-cpp -mindepth 1)" ] ||
   fail "headers, CMake configs or compiler internals still visible"
-echo "hidden: cmake, gcc/g++/clang, make, ninja, yaml-cpp and simdjson headers, libraries and CMake configs"
+echo "hidden: cmake, gcc/g++/clang, make, ninja, yaml-cpp headers, libraries and CMake configs"
 
 # An npm that does not know the option would take it silently as an unknown config key.
 [[ "$(npm config get strict-allow-scripts 2>/dev/null)" =~ ^(true|false)$ ]] ||

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Proves the prebuilt binaries run where the README says: runs Jest suites against
 # prebuilds/linux-<arch>/ inside a Debian 11 (glibc 2.31) root with npm's Node, nothing of the host
-# visible. x64 uses a full debootstrap base system (no yaml-cpp, simdjson or newer libstdc++);
+# visible. x64 uses a full debootstrap base system (no yaml-cpp or newer libstdc++);
 # arm64 runs under qemu-user (binfmt_misc) in the arm64 Debian 11 tree prebuild.sh unpacked.
 #   scripts/test-prebuilds.sh x64 [jest args...]     # default: conformance, security (and exec) suites
 #   MSB_TEST_NODE=22 scripts/test-prebuilds.sh arm64 test/conformance.test.js
@@ -83,7 +83,7 @@ mkdir -p "$root/msb" "$root/opt/node"
 # A private mount namespace whose root is the Debian 11 tree (pivot_root, not chroot: the exec
 # suite's user namespaces are refused to a chrooted process), with the repository at /msb and
 # the host's file systems unmounted. The overrides make the loader take the prebuilt binaries;
-# the host build in build/Release could not load there anyway (no libyaml-cpp, no libsimdjson).
+# the host build in build/Release could not load there anyway (no libyaml-cpp).
 unshare --mount --propagation private -- bash -euo pipefail -c '
   root=$1 repo=$2 modules=$3 node=$4 arch=$5 timeout=$6
   shift 6

@@ -10,12 +10,12 @@
 #include <cstdint>
 #include <optional>
 
-#include "simdjson.h"
+#include "launcher/policy_json.h"
 
 namespace msb {
 namespace {
 
-namespace od = simdjson::ondemand;
+using Kind = PolicyValue::Kind;
 
 bool acceptable_string(std::string_view s) {
   return s.find('\0') == std::string_view::npos;
@@ -25,19 +25,15 @@ bool absolute_path(std::string_view s) {
   return !s.empty() && s.front() == '/' && acceptable_string(s);
 }
 
-std::optional<std::string> string_of(od::value value) {
-  std::string_view s;
-  if (value.get_string().get(s) != simdjson::SUCCESS || !acceptable_string(s)) return std::nullopt;
-  return std::string(s);
+std::optional<std::string> string_of(PolicyValue& value) {
+  if (value.kind != Kind::string || !acceptable_string(value.text)) return std::nullopt;
+  return std::move(value.text);
 }
 
-std::optional<std::vector<std::string>> strings_of(od::value value) {
-  od::array array;
-  if (value.get_array().get(array) != simdjson::SUCCESS) return std::nullopt;
+std::optional<std::vector<std::string>> strings_of(PolicyValue& value) {
+  if (value.kind != Kind::array) return std::nullopt;
   std::vector<std::string> out;
-  for (auto element : array) {
-    od::value item;
-    if (element.get(item) != simdjson::SUCCESS) return std::nullopt;
+  for (PolicyValue& item : value.items) {
     auto s = string_of(item);
     if (!s) return std::nullopt;
     out.push_back(std::move(*s));
@@ -70,16 +66,12 @@ std::optional<FileId> file_id_named(std::string_view text) {
   return FileId{static_cast<dev_t>(dev), static_cast<ino_t>(ino)};
 }
 
-std::optional<ExecPath> exec_path_of(od::value value) {
-  od::object object;
-  if (value.get_object().get(object) != simdjson::SUCCESS) return std::nullopt;
+std::optional<ExecPath> exec_path_of(PolicyValue& value) {
+  if (value.kind != Kind::object) return std::nullopt;
   ExecPath out;
   bool has_path = false;
   bool has_access = false;
-  for (auto field : object) {
-    std::string_view key;
-    od::value item;
-    if (field.unescaped_key().get(key) || field.value().get(item)) return std::nullopt;
+  for (auto& [key, item] : value.members) {
     auto text = string_of(item);
     if (!text) return std::nullopt;
     if (key == "id" && !out.id) {
@@ -101,21 +93,17 @@ std::optional<ExecPath> exec_path_of(od::value value) {
   return out;
 }
 
-bool unsigned_of(od::value value, std::uint64_t max, std::uint64_t& out) {
-  std::uint64_t n = 0;
-  if (value.get_uint64().get(n) != simdjson::SUCCESS || n > max) return false;
-  out = n;
+bool unsigned_of(const PolicyValue& value, std::uint64_t max, std::uint64_t& out) {
+  auto n = value.unsigned_number();
+  if (!n || *n > max) return false;
+  out = *n;
   return true;
 }
 
-bool apply_limits(ExecLimits& limits, od::value value) {
-  od::object object;
-  if (value.get_object().get(object) != simdjson::SUCCESS) return false;
-  for (auto field : object) {
-    std::string_view key;
-    od::value item;
+bool apply_limits(ExecLimits& limits, const PolicyValue& value) {
+  if (value.kind != Kind::object) return false;
+  for (const auto& [key, item] : value.members) {
     std::uint64_t n = 0;
-    if (field.unescaped_key().get(key) || field.value().get(item)) return false;
     if (key == "processes" && unsigned_of(item, 1U << 22, n)) {
       limits.processes = static_cast<unsigned>(n);
     } else if (key == "memoryBytes" && unsigned_of(item, UINT64_MAX, n)) {
@@ -136,8 +124,18 @@ std::optional<NamespaceMode> namespace_mode_named(std::string_view name) {
   return std::nullopt;
 }
 
+bool apply_paths(ExecPolicy& policy, PolicyValue& value) {
+  if (value.kind != Kind::array) return false;
+  for (PolicyValue& item : value.items) {
+    auto path = exec_path_of(item);
+    if (!path) return false;
+    policy.paths.push_back(std::move(*path));
+  }
+  return true;
+}
+
 // Applies one top-level field; false for anything unexpected.
-bool apply_field(ExecPolicy& policy, std::string_view key, od::value value) {
+bool apply_field(ExecPolicy& policy, std::string_view key, PolicyValue& value) {
   if (key == "argv") {
     auto argv = strings_of(value);
     if (!argv || argv->empty() || argv->front().empty()) return false;
@@ -165,22 +163,10 @@ bool apply_field(ExecPolicy& policy, std::string_view key, od::value value) {
     return policy.cwd_id.has_value();
   }
   if (key == "limits") return apply_limits(policy.limits, value);
-  if (key == "paths") {
-    od::array array;
-    if (value.get_array().get(array)) return false;
-    for (auto element : array) {
-      od::value item;
-      if (element.get(item)) return false;
-      auto path = exec_path_of(item);
-      if (!path) return false;
-      policy.paths.push_back(std::move(*path));
-    }
-    return true;
-  }
+  if (key == "paths") return apply_paths(policy, value);
   if (key == "network" || key == "allowWeaker") {
-    bool flag = false;
-    if (value.get_bool().get(flag)) return false;
-    (key == "network" ? policy.network : policy.allow_weaker) = flag;
+    if (value.kind != Kind::boolean) return false;
+    (key == "network" ? policy.network : policy.allow_weaker) = value.flag;
     return true;
   }
   if (key == "namespaces") {
@@ -196,25 +182,17 @@ bool apply_field(ExecPolicy& policy, std::string_view key, od::value value) {
 }  // namespace
 
 Result<ExecPolicy> parse_exec_policy(std::string_view json) {
-  simdjson::padded_string padded(json);
-  od::parser parser;
-  od::document doc;
-  od::object object;
-  if (parser.iterate(padded).get(doc) || doc.get_object().get(object)) return Errc::invalid_config;
+  auto document = parse_policy_json(json);
+  if (!document || document->kind != Kind::object) return Errc::invalid_config;
   ExecPolicy policy;
-  std::vector<std::string> seen;
-  for (auto field : object) {
-    std::string_view key;
-    od::value value;
-    if (field.unescaped_key().get(key) || field.value().get(value)) return Errc::invalid_config;
-    for (const std::string& earlier : seen) {
+  std::vector<std::string_view> seen;
+  for (auto& [key, value] : document->members) {
+    for (std::string_view earlier : seen) {
       if (earlier == key) return Errc::invalid_config;
     }
     seen.emplace_back(key);
     if (!apply_field(policy, key, value)) return Errc::invalid_config;
   }
-  const char* trailing = nullptr;
-  if (doc.current_location().get(trailing) == simdjson::SUCCESS) return Errc::invalid_config;
   if (policy.argv.empty() || policy.cwd.empty()) return Errc::invalid_config;
   if (policy.host_cwd.empty()) policy.host_cwd = policy.cwd;
   return policy;

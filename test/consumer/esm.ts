@@ -1,6 +1,6 @@
 // A dependent's ES module ("type": "module"), compiled by tsc with strict and NodeNext, so it gets
 // the package's "import" condition and ESM declarations. Run by scripts/test-consumer.sh with the
-// toolchain and the yaml-cpp/simdjson libraries hidden: all it uses must come from the tarball.
+// toolchain and the yaml-cpp libraries hidden: all it uses must come from the tarball.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 
 #include "launcher/namespace_layer.h"
@@ -112,6 +113,25 @@ TEST(ExecPolicy, RefusesMalformedPolicies) {
       R"({"argv":["ls"],"cwd":"/","limits":{"processes":1.5}})",
       R"({"argv":["ls"],"cwd":"/","limits":{"threads":5}})",
       R"({"argv":["ls"],"cwd":"/","limits":[]})",
+      R"({"argv":["ls"],"cwd":"/","limits":{"processes":01}})",  // leading zero
+      R"({"argv":["ls"],"cwd":"/","limits":{"processes":1e2}})",
+      R"({"argv":["ls"],"cwd":"/","limits":{"memoryBytes":18446744073709551616}})",
+      R"({"argv":["ls"],"cwd":"/","network":null})",
+      R"({"argv":["ls"],"cwd":"/",})",                    // trailing comma
+      R"({"argv":["ls",],"cwd":"/"})",                    // trailing comma in an array
+      R"({"argv":["ls"],"cwd":"/")",                      // unclosed object
+      R"({"argv":["ls"],"cwd":"/"}x)",                    // trailing garbage
+      R"({'argv':['ls'],'cwd':'/'})",                     // single quotes
+      R"({"argv":["l\x"],"cwd":"/"})",                    // unknown escape
+      R"({"argv":["\ud800"],"cwd":"/"})",                 // lone high surrogate
+      R"({"argv":["\udc00"],"cwd":"/"})",                 // lone low surrogate
+      R"({"argv":["\u12G4"],"cwd":"/"})",                 // not hex
+      "{\"argv\":[\"l\ts\"],\"cwd\":\"/\"}",              // raw control character
+      "{\"argv\":[\"l\xC3s\"],\"cwd\":\"/\"}",            // truncated UTF-8
+      "{\"argv\":[\"\xC0\xAF\"],\"cwd\":\"/\"}",          // overlong UTF-8
+      "{\"argv\":[\"\xED\xA0\x80\"],\"cwd\":\"/\"}",      // UTF-8 surrogate
+      "{\"argv\":[\"\xF4\x90\x80\x80\"],\"cwd\":\"/\"}",  // past U+10FFFF
+      R"({"argv":["ls"],"cwd":"/","paths":[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]})",  // too deep
   };
   for (const char* json : bad) {
     auto policy = parse_exec_policy(json);
@@ -120,6 +140,20 @@ TEST(ExecPolicy, RefusesMalformedPolicies) {
       EXPECT_EQ(policy.error().code, Errc::invalid_config) << json;
     }
   }
+}
+
+TEST(ExecPolicy, ReadsEscapesAndUtf8) {
+  auto policy = parse_exec_policy(
+      "{ \"argv\" : [\"a\\\"\\\\\\/\\b\\f\\n\\r\\t\", \"\\u00e9\\uD83D\\ude00\", "
+      "\"\xC3\xA9\xF0\x9F\x98\x80\"],\n\t\"cwd\":\"/\", \"network\": true,"
+      "\"limits\":{\"memoryBytes\":18446744073709551615, \"processes\": 0}\r\n}  ");
+  ASSERT_TRUE(policy.ok());
+  ASSERT_EQ(policy.value().argv.size(), 3u);
+  EXPECT_EQ(policy.value().argv[0], "a\"\\/\b\f\n\r\t");
+  EXPECT_EQ(policy.value().argv[1], "\xC3\xA9\xF0\x9F\x98\x80");
+  EXPECT_EQ(policy.value().argv[2], policy.value().argv[1]);
+  EXPECT_TRUE(policy.value().network);
+  EXPECT_EQ(policy.value().limits.memory_bytes, UINT64_MAX);
 }
 
 TEST(ExecPolicy, PathIsWithinComparesWholeComponents) {

@@ -1,0 +1,31 @@
+// The JSON reader for the exec policy: a strict RFC 8259 parser into a small tree. The launcher
+// has its own because it starts once per command: a parser it links statically keeps it from
+// loading a shared JSON library (and the shared libstdc++ that library needs) at every start.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace msb {
+
+struct PolicyValue {
+  enum class Kind { null, boolean, number, string, array, object };
+  Kind kind = Kind::null;
+  bool flag = false;               // a boolean's value
+  std::string text;                // a string, unescaped; a number's text as written
+  std::vector<PolicyValue> items;  // an array's elements
+  std::vector<std::pair<std::string, PolicyValue>> members;  // an object's members, in order
+
+  // A number written as a plain unsigned integer that fits 64 bits.
+  std::optional<unsigned long long> unsigned_number() const;
+};
+
+// One JSON value with nothing but whitespace after it. nullopt for any syntax error, ill-formed
+// UTF-8 (in strings or escapes: lone surrogates are refused) or nesting deeper than 16.
+// Duplicate keys are kept, for the caller to judge.
+std::optional<PolicyValue> parse_policy_json(std::string_view text);
+
+}  // namespace msb
