@@ -143,9 +143,9 @@ function embeddedBytes(high, low) {
 function parseIP(text) {
   if (typeof text !== 'string') return null;
   const bare = text.startsWith('[') && text.endsWith(']') ? text.slice(1, -1) : text;
+  if (bare !== text && net.isIP(bare) !== 6) return null; // brackets hold IPv6 only
   const bytes = ipv4Bytes(bare);
   if (bytes !== null) return { version: 4, text: bytes.join('.'), bytes };
-  if (bare !== text && net.isIP(bare) !== 6) return null;
   const groups = ipv6Groups(bare);
   if (groups === null) return null;
   if (isMapped(groups)) {
@@ -165,13 +165,14 @@ function parseIP(text) {
 /** @param {string} name @returns {{ ascii: string } | { why: string }} */
 function asciiName(name) {
   const trimmed = name.endsWith('.') ? name.slice(0, -1) : name;
-  if (trimmed === '' || trimmed.startsWith('.') || trimmed.includes('..')) {
+  if (trimmed === '' || trimmed.startsWith('.') || trimmed.endsWith('.') || trimmed.includes('..')) {
     return { why: 'has an empty label (two dots in a row, or a dot at the start)' };
   }
   // domainToASCII would also percent-decode and cut at '/', so only letters, digits, '-', '_'
   // and '.' are passed among ASCII characters; anything else is reported as itself.
   const bad = [...trimmed].find((c) => c <= '\u007f' && !/[A-Za-z0-9._-]/.test(c));
   if (bad !== undefined) return { why: `contains ${JSON.stringify(bad)}, which cannot appear in a host name` };
+  if (endsInNumber(trimmed.toLowerCase())) return { why: ENDS_IN_NUMBER };
   const ascii = url.domainToASCII(trimmed);
   if (ascii === '') return { why: 'is not a valid host name' };
   const labels = ascii.split('.');
@@ -184,10 +185,17 @@ function asciiName(name) {
       return { why: `is not a valid host name: the label "${label}" starts or ends with "-"` };
     }
   }
-  if (/^(?:[0-9]+|0x[0-9a-f]*)$/.test(labels[labels.length - 1])) {
-    return { why: 'ends in a number, so it is neither a host name nor an IPv4 address; write IPv4 addresses as four decimal numbers (a.b.c.d)' };
-  }
+  if (endsInNumber(ascii)) return { why: ENDS_IN_NUMBER };
   return { ascii };
+}
+
+const ENDS_IN_NUMBER = 'ends in a number, so it is neither a host name nor an IPv4 address; write IPv4 addresses as four decimal numbers (a.b.c.d)';
+
+// Whether URL parsers would read `name` as an IPv4 address (in decimal, octal or hex parts).
+// Checked before IDN conversion too, which would turn 127.1 into 127.0.0.1 and refuse 256.0.0.1.
+/** @param {string} name lowercase */
+function endsInNumber(name) {
+  return /^(?:[0-9]+|0x[0-9a-f]*)$/.test(name.slice(name.lastIndexOf('.') + 1));
 }
 
 // The host part of an entry, `host` as written between any scheme checks and the port.
