@@ -59,12 +59,18 @@ const policies = new WeakSet(); // every NetworkPolicy this module made, and onl
 function describeValue(value) {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
-  return typeof value === 'string' ? JSON.stringify(value) : typeof value;
+  return typeof value === 'string' ? quoted(value) : typeof value;
+}
+
+// An entry as messages quote it: JSON-quoted (so control characters show), cut at 200 characters.
+/** @param {string} text */
+function quoted(text) {
+  return text.length > 200 ? `${JSON.stringify(text.slice(0, 200)).slice(0, -1)}..."` : JSON.stringify(text);
 }
 
 /** @param {string} where @param {string} text @param {string} why */
 function entryError(where, text, why) {
-  return new TypeError(`${where}: ${JSON.stringify(text)} ${why}`);
+  return new TypeError(`${where}: ${quoted(text)} ${why}`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -290,7 +296,7 @@ function parsePort(portText, text, where) {
   if (portText === null) return null;
   if (portText === '') throw entryError(where, text, 'has ":" but no port after it; give a port from 1 to 65535, or leave out ":"');
   if (!/^[0-9]+$/.test(portText)) {
-    throw entryError(where, text, `has the port ${JSON.stringify(portText)}; a port is a number from 1 to 65535 (leave the port out to allow every port)`);
+    throw entryError(where, text, `has the port ${quoted(portText)}; a port is a number from 1 to 65535 (leave the port out to allow every port)`);
   }
   if (portText.length > 1 && portText.startsWith('0')) {
     throw entryError(where, text, `has the port ${portText} with a leading zero; write it without (${Number(portText)})`);
@@ -504,7 +510,8 @@ function matchDestination(policy, host, port) {
  */
 function withGrant(policy, texts, where = 'grant') {
   checkPolicy(policy, 'withGrant');
-  const granted = parseList(texts, where, 'allow').entries;
+  const copy = plainData(texts, (/** @type {string} */ message) => new TypeError(message), where);
+  const granted = parseList(copy, where, 'allow').entries;
   if (policy.mode === 'host' || granted.length === 0) return policy;
   return makePolicy('filtered', uniqueEntries([...policy.allow, ...granted]), policy.deny);
 }
