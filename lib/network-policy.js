@@ -329,7 +329,8 @@ function checkEntryText(text, where, role) {
     throw entryError(where, text, `has a path; give the host name only (${host.split('\\')[0] || 'example.com'}): the policy names hosts, not URLs`);
   }
   if (text.startsWith('.')) {
-    throw entryError(where, text, `starts with a dot; write *${text} for the names below ${text.slice(1)}, or ${text.slice(1)} for that name itself`);
+    const name = text.slice(1).replace(/:[0-9]*$/, '');
+    throw entryError(where, text, `starts with a dot; write *${text} for the names below ${name}, or ${text.slice(1)} for ${name} itself`);
   }
   return text;
 }
