@@ -209,11 +209,11 @@ function endsInNumber(name) {
 function parseHost(host, text, where, role) {
   if (host === '') throw entryError(where, text, 'names no host; give a host name like example.com');
   const ip = parseIP(host.endsWith('.') && !host.includes(':') ? host.slice(0, -1) : host);
-  if (ip !== null) return { kind: /** @type {'ip'} */ ('ip'), host: ip.text, version: ip.version };
+  if (ip !== null) return { kind: /** @type {'ip'} */ ('ip'), host: ip.text };
   if (host.includes('*')) return parseWildcard(host, text, where, role);
   const name = asciiName(host);
   if ('why' in name) throw entryError(where, text, name.why);
-  return { kind: /** @type {'name'} */ ('name'), host: name.ascii, version: 0 };
+  return { kind: /** @type {'name'} */ ('name'), host: name.ascii };
 }
 
 /** @param {string} host @param {string} text @param {string} where @param {'allow' | 'deny'} role */
@@ -228,7 +228,7 @@ function parseWildcard(host, text, where, role) {
   const name = asciiName(rest);
   if ('why' in name) throw entryError(where, text, name.why);
   if (role === 'allow') refuseSharedSuffix(name.ascii, text, where);
-  return { kind: /** @type {'wildcard'} */ ('wildcard'), host: name.ascii, version: 0 };
+  return { kind: /** @type {'wildcard'} */ ('wildcard'), host: name.ascii };
 }
 
 /** @param {string} suffix @param {string} text @param {string} where */
