@@ -76,6 +76,12 @@ const STAGE_MESSAGES = {
       'namespaces: "off" was given',
     ['namespaces'],
   ],
+  'network-filter-unavailable': [
+    'a network allowlist needs a network namespace of the command\'s own, and it is unavailable ' +
+      'on this kernel or namespaces: "off" was given (with weaker enforcement the command runs with ' +
+      'no network at all)',
+    ['network-namespace'],
+  ],
 };
 
 function launchError(reportedStage, errno, cwd) {
