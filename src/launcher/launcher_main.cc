@@ -92,9 +92,9 @@ std::string read_policy() {
 
 void close_fds(unsigned first, unsigned last) {
   if (::close_range(first, last, 0) == 0) return;
-  long max = ::sysconf(_SC_OPEN_MAX);
-  const unsigned end = last < static_cast<unsigned>(max > 0 ? max : 65536) ? last + 1 : 65536;
-  for (unsigned fd = first; fd < end; ++fd) ::close(static_cast<int>(fd));
+  const long max = ::sysconf(_SC_OPEN_MAX);
+  const unsigned long limit = max > 0 ? static_cast<unsigned long>(max) : 65536;
+  for (unsigned long fd = first; fd <= last && fd < limit; ++fd) ::close(static_cast<int>(fd));
 }
 
 // The listeners' channel, when the caller passed one: close-on-exec at once, so that it never
@@ -309,10 +309,7 @@ Namespaces enter_namespaces(const msb::ExecPolicy& policy, msb::LimitedIpc& ipc,
 // (so ports below 1024 bind). Without a network namespace of its own the command has no network
 // at all (Landlock and seccomp refuse it sockets): only "end" is sent then, where allowed.
 void hand_over_listeners(const msb::ExecPolicy& policy, bool own_network, msb::UniqueFd& channel) {
-  if (!policy.listen) {
-    channel.reset();
-    return;
-  }
+  if (!policy.listen) return;
   if (!channel.valid()) fail(msb::LaunchStage::network_listeners, EBADF);
   std::vector<msb::Listener> listeners;
   if (own_network) {
@@ -585,6 +582,8 @@ int main(int argc, char**) {
   auto parsed = msb::parse_exec_policy(json);
   if (!parsed) fail(msb::LaunchStage::policy, 0);
   msb::ExecPolicy& policy = parsed.value();
+  // Nothing to hand over: the caller sees the channel's end at once.
+  if (!policy.listen) listeners_channel.reset();
 
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail(msb::LaunchStage::no_new_privs, errno);
   Layers layers;
