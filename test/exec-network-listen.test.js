@@ -7,9 +7,11 @@
 const dgram = require('dgram');
 const fs = require('fs');
 const net = require('net');
+const { spawn } = require('child_process');
 const os = require('os');
 const path = require('path');
 const { _runLauncher } = require('../lib/exec');
+const { launcherPath } = require('../lib/launcher');
 const { addon } = require('../lib/native');
 const { IS_ROOT, launcherPolicy, launchSync, needs, SYSTEM_READ } = require('./exec-helpers');
 const { removeDir } = require('./helpers');
@@ -102,6 +104,56 @@ describe('listen: the launcher hands its listeners over descriptor 5', () => {
       expect(seen.dns).toBe('hello-dns\n');
     } finally {
       for (const s of servers) s.close();
+    }
+  });
+
+  // Every process of the host that holds the socket `inode`, and how many processes' descriptors
+  // could be read at all (the PID namespace's init is not dumpable: only root reads its list).
+  function holders(inode) {
+    const found = [];
+    let read = 0;
+    for (const pid of fs.readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+      let fds;
+      try {
+        fds = fs.readdirSync(`/proc/${pid}/fd`);
+      } catch {
+        continue;
+      }
+      read += 1;
+      for (const fd of fds) {
+        try {
+          if (fs.readlinkSync(`/proc/${pid}/fd/${fd}`) === `socket:[${inode}]`) found.push(Number(pid));
+        } catch { /* closed meanwhile */ }
+      }
+    }
+    return { found, read };
+  }
+
+  needs('network-namespace')('[network-namespace] once the listeners arrived, no process holds the launcher\'s end of the channel: not the launcher, its init or the command', async () => {
+    const [parentFd, childFd] = addon().socketPair();
+    const inode = fs.fstatSync(childFd).ino;
+    // Control: the scan finds a holder (this process).
+    expect(holders(inode).found).toEqual([process.pid]);
+    const policyFile = path.join(tmp, 'policy.json');
+    fs.writeFileSync(policyFile, JSON.stringify(bashPolicy('echo started; read -t 10 -r line; echo done', { listen: { http: 3128 } })));
+    const policyFd = fs.openSync(policyFile, 'r');
+    const child = spawn(launcherPath(), [], { stdio: ['pipe', 'pipe', 'pipe', 'pipe', policyFd, childFd], env: {}, detached: true });
+    fs.closeSync(policyFd);
+    fs.closeSync(childFd);
+    try {
+      const listeners = await addon().receiveListeners(parentFd);
+      expect(listeners.map((l) => l.label)).toEqual(['http']);
+      closeAll(listeners);
+      // The command is running (and init waits for it) while we look.
+      await new Promise((resolve) => child.stdout.once('data', resolve));
+      const seen = holders(inode);
+      expect(seen.found).toEqual([]);
+      expect(seen.read).toBeGreaterThan(1);
+      child.stdin.end('go\n');
+      const out = await new Promise((resolve) => { let text = ''; child.stdout.on('data', (d) => { text += d; }); child.on('close', () => resolve(text)); });
+      expect(out).toBe('done\n');
+    } finally {
+      try { process.kill(-child.pid, 'SIGKILL'); } catch { /* ended */ }
     }
   });
 
