@@ -85,9 +85,10 @@ function canonicalIp(text) {
 // or canonical IP text (numeric forms such as 0x7f.1 become the address they dial). Null for
 // anything else (userinfo, paths, spaces, empty labels).
 function canonicalHost(text) {
-  if (typeof text !== 'string' || !HOST_TEXT.test(text)) return null;
+  if (typeof text !== 'string') return null;
   const ip = canonicalIp(text);
   if (ip) return ip;
+  if (!HOST_TEXT.test(text)) return null;
   let hostname;
   try {
     hostname = new URL(`http://${text}/`).hostname;
@@ -268,9 +269,12 @@ class NetworkJudge {
         // already closed
       }
     }
-    for (const socket of this.#sockets) socket.destroy();
-    await Promise.all(closing);
-    await new Promise((resolve) => setImmediate(resolve));
+    const ended = [...this.#sockets].map((socket) => new Promise((resolve) => {
+      if (socket.closed) return resolve();
+      socket.once('close', resolve);
+      socket.destroy();
+    }));
+    await Promise.all([...closing, ...ended]);
   }
 
   // ---- bookkeeping ----
@@ -372,16 +376,9 @@ class NetworkJudge {
   // leaves out would let a command that never connects learn nothing but cost a prompt; the
   // proxy paths (HTTP, SOCKS) are where onRequest is asked. Returns null or the reason.
   #nameRefusal(name) {
-    const named = new Set(
-      [...this.#policy.allow, ...(this.#policy.deny ?? [])].map((entry) => entry.port).filter((port) => port !== null),
-    );
-    let unnamed = 65535;
-    while (named.has(unnamed)) unnamed--;
-    for (const port of [...named, unnamed]) {
-      if (matchDestination(this.#policy, name, port).allowed) return null;
-    }
-    if (this.#grantedNames.has(name)) return null;
-    return matchDestination(this.#policy, name, unnamed).reason === 'denied' ? 'denied' : 'not-allowed';
+    const verdict = matchDestination(this.#policy, name, null);
+    if (verdict.allowed || (verdict.reason === 'not-allowed' && this.#grantedNames.has(name))) return null;
+    return verdict.reason;
   }
 
   // Resolves host once, keeps the addresses the judge may dial and connects to the first.
