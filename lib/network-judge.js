@@ -387,18 +387,19 @@ class NetworkJudge {
     let addresses;
     if (canonicalIp(host)) addresses = [host];
     else {
-      try {
-        addresses = await this.#lookup(host);
-      } catch {
-        return { reason: 'unresolvable' };
-      }
+      addresses = await this.#resolve(host);
     }
     if (!Array.isArray(addresses) || addresses.length === 0) return { reason: 'unresolvable' };
-    const own = new Set(this.#ownAddresses().map(canonicalIp).filter(Boolean));
+    let own;
+    try {
+      own = new Set(this.#ownAddresses().map(canonicalIp).filter(Boolean));
+    } catch {
+      return { reason: 'own-address' };
+    }
     let refusal = 'unresolvable';
     let target = null;
     for (const found of addresses) {
-      const ip = canonicalIp(found);
+      const ip = canonicalIp(String(found));
       if (!ip) continue;
       if (namesAddress(this.#policy, ip, port)) {
         target = ip;
@@ -413,6 +414,19 @@ class NetworkJudge {
     }
     if (!target) return { reason: refusal };
     return this.#connectTo(target, port);
+  }
+
+  // The addresses `lookup` gives for host, or null when it fails or takes longer than a dial may.
+  async #resolve(host) {
+    let timer;
+    const late = new Promise((resolve) => {
+      timer = setTimeout(() => resolve(null), LIMITS.connectMs);
+    });
+    try {
+      return await Promise.race([Promise.resolve(this.#lookup(host)).catch(() => null), late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   #connectTo(ip, port) {
@@ -592,6 +606,7 @@ class NetworkJudge {
     const opened = await this.#open(host, port);
     if (opened.reason) return this.#refuseHttp(res, host, port, opened.reason);
     const upstream = opened.socket;
+    if (res.destroyed || req.socket.destroyed) return upstream.destroy();
     res.once('close', () => upstream.destroy());
     const outgoing = http.request({
       method: req.method,
