@@ -128,12 +128,14 @@ function authorityFor(host, port, defaultPort) {
 
 // The request headers passed on: hop-by-hop and proxy headers dropped (with those the
 // Connection header lists), Host set by the judge.
+/** @param {import('http').IncomingHttpHeaders} headers @param {string} host @returns {import('http').OutgoingHttpHeaders} */
 function forwardedHeaders(headers, host) {
   const listed = new Set(
     String(headers.connection ?? '')
       .split(',')
       .map((token) => token.trim().toLowerCase()),
   );
+  /** @type {import('http').OutgoingHttpHeaders} */
   const out = {};
   for (const [name, value] of Object.entries(headers)) {
     if (!HOP_BY_HOP.has(name) && !listed.has(name) && name !== 'host') out[name] = value;
@@ -203,7 +205,15 @@ class NetworkJudge {
   #proxyFront;
   #captureFront;
 
-  constructor({ policy, onRequest, lookup, ownAddresses } = {}) {
+  /**
+   * @param {{
+   *   policy: import('./network-policy').NetworkPolicy,
+   *   onRequest?: (destination: { host: string, port: number }) => boolean | Promise<boolean>,
+   *   lookup?: (host: string) => Promise<string[]>,
+   *   ownAddresses?: () => string[],
+   * }} options
+   */
+  constructor({ policy, onRequest, lookup, ownAddresses }) {
     if (!policy || typeof policy !== 'object' || !Array.isArray(policy.allow)) {
       throw new TypeError('NetworkJudge: policy must be a NetworkPolicy');
     }
@@ -284,7 +294,7 @@ class NetworkJudge {
     front.timeout = LIMITS.idleMs;
     front.on('clientError', (error, socket) => {
       if (!socket.writable) return socket.destroy();
-      const tooLarge = error && error.code === 'HPE_HEADER_OVERFLOW';
+      const tooLarge = /** @type {NodeJS.ErrnoException} */ (error)?.code === 'HPE_HEADER_OVERFLOW';
       socket.end(tooLarge ? plainResponse(431, 'Request Header Fields Too Large', 'request headers over 16 KiB') : plainResponse(400, 'Bad Request', 'malformed request'));
     });
     front.on('upgrade', (req, socket) => socket.end(plainResponse(501, 'Not Implemented', 'protocol upgrades are not supported through the network judge')));
