@@ -59,12 +59,18 @@ const policies = new WeakSet(); // every NetworkPolicy this module made, and onl
 function describeValue(value) {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
-  return typeof value === 'string' ? JSON.stringify(value) : typeof value;
+  return typeof value === 'string' ? quoted(value) : typeof value;
+}
+
+// An entry as messages quote it: JSON-quoted (so control characters show), cut at 200 characters.
+/** @param {string} text */
+function quoted(text) {
+  return text.length > 200 ? `${JSON.stringify(text.slice(0, 200)).slice(0, -1)}..."` : JSON.stringify(text);
 }
 
 /** @param {string} where @param {string} text @param {string} why */
 function entryError(where, text, why) {
-  return new TypeError(`${where}: ${JSON.stringify(text)} ${why}`);
+  return new TypeError(`${where}: ${quoted(text)} ${why}`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -143,9 +149,9 @@ function embeddedBytes(high, low) {
 function parseIP(text) {
   if (typeof text !== 'string') return null;
   const bare = text.startsWith('[') && text.endsWith(']') ? text.slice(1, -1) : text;
+  if (bare !== text && net.isIP(bare) !== 6) return null; // brackets hold IPv6 only
   const bytes = ipv4Bytes(bare);
   if (bytes !== null) return { version: 4, text: bytes.join('.'), bytes };
-  if (bare !== text && net.isIP(bare) !== 6) return null;
   const groups = ipv6Groups(bare);
   if (groups === null) return null;
   if (isMapped(groups)) {
@@ -165,13 +171,14 @@ function parseIP(text) {
 /** @param {string} name @returns {{ ascii: string } | { why: string }} */
 function asciiName(name) {
   const trimmed = name.endsWith('.') ? name.slice(0, -1) : name;
-  if (trimmed === '' || trimmed.startsWith('.') || trimmed.includes('..')) {
+  if (trimmed === '' || trimmed.startsWith('.') || trimmed.endsWith('.') || trimmed.includes('..')) {
     return { why: 'has an empty label (two dots in a row, or a dot at the start)' };
   }
   // domainToASCII would also percent-decode and cut at '/', so only letters, digits, '-', '_'
   // and '.' are passed among ASCII characters; anything else is reported as itself.
   const bad = [...trimmed].find((c) => c <= '\u007f' && !/[A-Za-z0-9._-]/.test(c));
   if (bad !== undefined) return { why: `contains ${JSON.stringify(bad)}, which cannot appear in a host name` };
+  if (endsInNumber(trimmed.toLowerCase())) return { why: ENDS_IN_NUMBER };
   const ascii = url.domainToASCII(trimmed);
   if (ascii === '') return { why: 'is not a valid host name' };
   const labels = ascii.split('.');
@@ -184,10 +191,17 @@ function asciiName(name) {
       return { why: `is not a valid host name: the label "${label}" starts or ends with "-"` };
     }
   }
-  if (/^(?:[0-9]+|0x[0-9a-f]*)$/.test(labels[labels.length - 1])) {
-    return { why: 'ends in a number, so it is neither a host name nor an IPv4 address; write IPv4 addresses as four decimal numbers (a.b.c.d)' };
-  }
+  if (endsInNumber(ascii)) return { why: ENDS_IN_NUMBER };
   return { ascii };
+}
+
+const ENDS_IN_NUMBER = 'ends in a number, so it is neither a host name nor an IPv4 address; write IPv4 addresses as four decimal numbers (a.b.c.d)';
+
+// Whether URL parsers would read `name` as an IPv4 address (in decimal, octal or hex parts).
+// Checked before IDN conversion too, which would turn 127.1 into 127.0.0.1 and refuse 256.0.0.1.
+/** @param {string} name lowercase */
+function endsInNumber(name) {
+  return /^(?:[0-9]+|0x[0-9a-f]*)$/.test(name.slice(name.lastIndexOf('.') + 1));
 }
 
 // The host part of an entry, `host` as written between any scheme checks and the port.
@@ -195,11 +209,11 @@ function asciiName(name) {
 function parseHost(host, text, where, role) {
   if (host === '') throw entryError(where, text, 'names no host; give a host name like example.com');
   const ip = parseIP(host.endsWith('.') && !host.includes(':') ? host.slice(0, -1) : host);
-  if (ip !== null) return { kind: /** @type {'ip'} */ ('ip'), host: ip.text, version: ip.version };
+  if (ip !== null) return { kind: /** @type {'ip'} */ ('ip'), host: ip.text };
   if (host.includes('*')) return parseWildcard(host, text, where, role);
   const name = asciiName(host);
   if ('why' in name) throw entryError(where, text, name.why);
-  return { kind: /** @type {'name'} */ ('name'), host: name.ascii, version: 0 };
+  return { kind: /** @type {'name'} */ ('name'), host: name.ascii };
 }
 
 /** @param {string} host @param {string} text @param {string} where @param {'allow' | 'deny'} role */
@@ -214,7 +228,7 @@ function parseWildcard(host, text, where, role) {
   const name = asciiName(rest);
   if ('why' in name) throw entryError(where, text, name.why);
   if (role === 'allow') refuseSharedSuffix(name.ascii, text, where);
-  return { kind: /** @type {'wildcard'} */ ('wildcard'), host: name.ascii, version: 0 };
+  return { kind: /** @type {'wildcard'} */ ('wildcard'), host: name.ascii };
 }
 
 /** @param {string} suffix @param {string} text @param {string} where */
@@ -282,7 +296,7 @@ function parsePort(portText, text, where) {
   if (portText === null) return null;
   if (portText === '') throw entryError(where, text, 'has ":" but no port after it; give a port from 1 to 65535, or leave out ":"');
   if (!/^[0-9]+$/.test(portText)) {
-    throw entryError(where, text, `has the port ${JSON.stringify(portText)}; a port is a number from 1 to 65535 (leave the port out to allow every port)`);
+    throw entryError(where, text, `has the port ${quoted(portText)}; a port is a number from 1 to 65535 (leave the port out to allow every port)`);
   }
   if (portText.length > 1 && portText.startsWith('0')) {
     throw entryError(where, text, `has the port ${portText} with a leading zero; write it without (${Number(portText)})`);
@@ -315,7 +329,8 @@ function checkEntryText(text, where, role) {
     throw entryError(where, text, `has a path; give the host name only (${host.split('\\')[0] || 'example.com'}): the policy names hosts, not URLs`);
   }
   if (text.startsWith('.')) {
-    throw entryError(where, text, `starts with a dot; write *${text} for the names below ${text.slice(1)}, or ${text.slice(1)} for that name itself`);
+    const name = text.slice(1).replace(/:[0-9]*$/, '');
+    throw entryError(where, text, `starts with a dot; write *${text} for the names below ${name}, or ${text.slice(1)} for ${name} itself`);
   }
   return text;
 }
@@ -496,7 +511,8 @@ function matchDestination(policy, host, port) {
  */
 function withGrant(policy, texts, where = 'grant') {
   checkPolicy(policy, 'withGrant');
-  const granted = parseList(texts, where, 'allow').entries;
+  const copy = plainData(texts, (/** @type {string} */ message) => new TypeError(message), where);
+  const granted = parseList(copy, where, 'allow').entries;
   if (policy.mode === 'host' || granted.length === 0) return policy;
   return makePolicy('filtered', uniqueEntries([...policy.allow, ...granted]), policy.deny);
 }
