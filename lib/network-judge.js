@@ -587,10 +587,11 @@ class NetworkJudge {
     const match = /^http:\/\/([^/?#]*)(.*)$/is.exec(req.url);
     const target = match && parseAuthority(match[1], 80);
     if (!target) {
-      const absolute = /^[a-z][a-z0-9+.-]*:\/\//i.test(req.url);
-      const message = absolute
-        ? 'mount-sandbox network proxy: only http:// URIs can be proxied; use CONNECT for TLS'
-        : 'mount-sandbox network proxy: this port takes proxy requests (an absolute URI such as http://host/path, or CONNECT host:port)';
+      const message = match
+        ? 'mount-sandbox network proxy: the URI does not name a host[:port] (user names and passwords in it are not passed on)'
+        : /^[a-z][a-z0-9+.-]*:\/\//i.test(req.url)
+          ? 'mount-sandbox network proxy: only http:// URIs can be proxied; use CONNECT for TLS'
+          : 'mount-sandbox network proxy: this port takes proxy requests (an absolute URI such as http://host/path, or CONNECT host:port)';
       res.writeHead(400, 'Bad Request', { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
       res.end(`${message}\n`);
       return;

@@ -16,6 +16,7 @@ const { parseNetwork } = require('../lib/network-policy');
 const { testNeeding, settleWithin } = require('./helpers');
 
 const curlMissing = spawnSync('curl', ['--version']).status === 0 ? null : 'curl is not installed';
+const pythonMissing = spawnSync('python3', ['--version']).status === 0 ? null : 'python3 is not installed';
 
 const cleanups = [];
 afterEach(async () => {
@@ -269,7 +270,7 @@ describe('HTTP proxy', () => {
     const judge = await makeJudge({ allow: ['allowed.test', '127.0.0.1'] });
     const proxy = await attachTcp(judge, 'http');
     const reply = await proxyGet(proxy, `http://allowed.test:${origin.port}/path?q=1`, {
-      headers: { 'proxy-authorization': 'Basic c2VjcmV0OnNlY3JldA==', 'proxy-connection': 'keep-alive' },
+      headers: { host: 'evil.test', 'proxy-authorization': 'Basic c2VjcmV0OnNlY3JldA==', 'proxy-connection': 'keep-alive' },
     });
     expect(reply).toMatchObject({ status: 200, body: 'hello from origin' });
     expect(origin.seen.requests).toHaveLength(1);
@@ -284,6 +285,28 @@ describe('HTTP proxy', () => {
     expect(report.allowed).toEqual([{ host: 'allowed.test', port: origin.port, connections: 1, bytes: expect.any(Number) }]);
     expect(report.allowed[0].bytes).toBeGreaterThan(0);
     expect(JSON.stringify(report)).not.toContain('c2VjcmV0');
+  });
+
+  test('a request body is streamed through both ways', async () => {
+    const origin = await httpOrigin((req, res) => {
+      let length = 0;
+      req.on('data', (chunk) => (length += chunk.length));
+      req.on('end', () => res.end(`got ${length} bytes`));
+    });
+    const judge = await makeJudge({ allow: ['allowed.test', '127.0.0.1'] });
+    const proxy = await attachTcp(judge, 'http');
+    const body = await new Promise((resolve, reject) => {
+      const req = http.request({ host: '127.0.0.1', port: proxy, method: 'POST', path: `http://allowed.test:${origin.port}/upload` });
+      req.on('response', (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve(text));
+      });
+      req.on('error', reject);
+      req.end(Buffer.alloc(300 * 1024, 0x61));
+    });
+    expect(body).toBe(`got ${300 * 1024} bytes`);
   });
 
   test('a name not in the allowlist gets a 403 naming it and the allowlist, and the origin sees nothing', async () => {
@@ -396,6 +419,25 @@ describe('HTTP proxy', () => {
     socket.write(`GET http://allowed.test:${origin.port}/ HTTP/1.1\r\nHost: allowed.test\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`);
     const reply = (await readUntil(socket, (b) => b.includes('\n\n') || b.includes('KiB'))).toString();
     expect(reply).toMatch(/^HTTP\/1\.1 431/);
+    expect(origin.seen.connections).toBe(0);
+  });
+
+  testNeeding(pythonMissing)("Python's urllib shows the refusal's reason phrase", async () => {
+    const origin = await httpOrigin();
+    const judge = await makeJudge({ allow: ['allowed.test', '127.0.0.1'] });
+    const proxy = await attachTcp(judge, 'http');
+    const script = [
+      'import sys, urllib.request',
+      'opener = urllib.request.build_opener(urllib.request.ProxyHandler({"http": sys.argv[1]}))',
+      'try:',
+      '    opener.open(sys.argv[2], timeout=10)',
+      'except Exception as e:',
+      '    print(e)',
+    ].join('\n');
+    const stdout = await new Promise((resolve) => {
+      execFile('python3', ['-c', script, `http://127.0.0.1:${proxy}`, `http://evil.test:${origin.port}/`], { timeout: 15000 }, (error, out) => resolve(out));
+    });
+    expect(stdout.trim()).toBe(`HTTP Error 403: Forbidden by mount-sandbox network policy: evil.test:${origin.port} is not in the allowlist`);
     expect(origin.seen.connections).toBe(0);
   });
 
