@@ -176,6 +176,13 @@ function defaultOwnAddresses() {
     .map((entry) => entry.address);
 }
 
+// Ends a client connection after `data`, and destroys it if the client has not closed its side
+// soon after (the judge's sockets are half-open).
+function endSocket(socket, data) {
+  socket.end(data);
+  setTimeout(() => socket.destroy(), LIMITS.finishMs).unref();
+}
+
 function closeServer(server) {
   return new Promise((resolve) => {
     try {
@@ -231,7 +238,7 @@ class NetworkJudge {
     this.#proxyFront.on('connect', (req, socket, head) => this.#guard(socket, () => this.#connect(req, socket, head)));
     this.#captureFront = this.#front();
     this.#captureFront.on('request', (req, res) => this.#serve(res, () => this.#captureRequest(req, res)));
-    this.#captureFront.on('connect', (req, socket) => socket.end(plainResponse(400, 'Bad Request', 'CONNECT is for the proxy port')));
+    this.#captureFront.on('connect', (req, socket) => endSocket(socket, plainResponse(400, 'Bad Request', 'CONNECT is for the proxy port')));
   }
 
   // Serves `handle` (a listening net.Server, or for 'dns' a bound dgram socket) as `label`:
@@ -254,6 +261,9 @@ class NetworkJudge {
       throw new TypeError(`NetworkJudge: unknown listener label ${JSON.stringify(String(label))}`);
     }
     this.#servers.push(handle);
+    // Half-open connections, as the HTTP server expects them and as a tunnel must carry them: a
+    // client that ends its sending (shutdown) still gets the answer.
+    handle.allowHalfOpen = true;
     handle.on('error', noop);
     handle.on('connection', (socket) => {
       if (this.#admit(socket)) serve(socket);
@@ -295,9 +305,9 @@ class NetworkJudge {
     front.on('clientError', (error, socket) => {
       if (!socket.writable) return socket.destroy();
       const tooLarge = /** @type {NodeJS.ErrnoException} */ (error)?.code === 'HPE_HEADER_OVERFLOW';
-      socket.end(tooLarge ? plainResponse(431, 'Request Header Fields Too Large', 'request headers over 16 KiB') : plainResponse(400, 'Bad Request', 'malformed request'));
+      endSocket(socket, tooLarge ? plainResponse(431, 'Request Header Fields Too Large', 'request headers over 16 KiB') : plainResponse(400, 'Bad Request', 'malformed request'));
     });
-    front.on('upgrade', (req, socket) => socket.end(plainResponse(501, 'Not Implemented', 'protocol upgrades are not supported through the network judge')));
+    front.on('upgrade', (req, socket) => endSocket(socket, plainResponse(501, 'Not Implemented', 'protocol upgrades are not supported through the network judge')));
     return front;
   }
 
@@ -442,7 +452,7 @@ class NetworkJudge {
   #connectTo(ip, port) {
     return new Promise((resolve) => {
       if (this.#closed) return resolve({ reason: 'unreachable' });
-      const socket = net.connect({ host: ip, port });
+      const socket = net.connect({ host: ip, port, allowHalfOpen: true });
       this.#track(socket);
       socket.setTimeout(LIMITS.connectMs, () => socket.destroy());
       const failed = () => resolve({ reason: 'unreachable' });
@@ -498,6 +508,7 @@ class NetworkJudge {
         clearTimeout(timer);
         socket.off('data', onData);
         socket.off('end', onEnd);
+        socket.off('close', onEnd);
         socket.pause();
         const outcome = typeof result === 'string' ? { kind: result } : result;
         resolve({ ...outcome, bytes });
@@ -514,10 +525,11 @@ class NetworkJudge {
         timer = setTimeout(() => settle(true), LIMITS.finishMs);
       };
       const onEnd = () => settle(true);
-      if (settle(false)) return;
+      if (settle(socket.readableEnded || socket.destroyed)) return;
       timer = setTimeout(() => settle(true), bytes.length === 0 ? LIMITS.firstByteMs : LIMITS.finishMs);
       socket.on('data', onData);
       socket.once('end', onEnd);
+      socket.once('close', onEnd);
       socket.resume();
     });
   }
@@ -531,6 +543,7 @@ class NetworkJudge {
   }
 
   #pipe(client, upstream, first) {
+    if (client.destroyed) return upstream.destroy();
     const both = () => {
       client.destroy();
       upstream.destroy();
@@ -539,9 +552,12 @@ class NetworkJudge {
     upstream.once('error', both);
     client.once('close', () => upstream.end());
     upstream.once('close', () => client.end());
+    upstream.pipe(client);
+    // A client that ended its sending while the judge read its first bytes has no 'end' left
+    // for pipe() to pass on.
+    if (client.readableEnded) return upstream.end(first);
     if (first.length > 0) upstream.write(first);
     client.pipe(upstream);
-    upstream.pipe(client);
     client.resume();
   }
 
@@ -646,13 +662,13 @@ class NetworkJudge {
   async #connect(req, socket, head) {
     const target = parseAuthority(req.url, null);
     if (!target) {
-      socket.end(plainResponse(400, 'Bad Request', 'mount-sandbox network proxy: CONNECT takes host:port'));
+      endSocket(socket, plainResponse(400, 'Bad Request', 'mount-sandbox network proxy: CONNECT takes host:port'));
       return;
     }
     const { host, port } = target;
     const opened = await this.#open(host, port);
     if (opened.reason) {
-      socket.end(this.#refusalBytes(host, port, opened.reason));
+      endSocket(socket, this.#refusalBytes(host, port, opened.reason));
       return;
     }
     if (socket.destroyed) {
@@ -673,6 +689,7 @@ class NetworkJudge {
       const finish = (value) => {
         clearTimeout(timer);
         socket.off('data', onData);
+        socket.off('end', onClose);
         socket.off('close', onClose);
         socket.pause();
         resolve(value);
@@ -693,7 +710,9 @@ class NetworkJudge {
       const onClose = () => finish(null);
       const timer = setTimeout(() => finish(null), LIMITS.handshakeMs);
       if (attempt()) return;
+      if (socket.readableEnded) return finish(null);
       socket.on('data', onData);
+      socket.once('end', onClose);
       socket.once('close', onClose);
       socket.resume();
     });
@@ -703,21 +722,21 @@ class NetworkJudge {
     const greeting = await this.#readHandshake(socket, EMPTY, socks.parseGreeting);
     if (!greeting || greeting.result === 'invalid') return socket.destroy();
     socket.write(socks.greetingReply(greeting.result.noAuth));
-    if (!greeting.result.noAuth) return socket.end();
+    if (!greeting.result.noAuth) return endSocket(socket);
     const request = await this.#readHandshake(socket, greeting.rest, socks.parseRequest);
     if (!request || request.result === 'invalid') return socket.destroy();
     const { command, host: sent, port } = request.result;
-    if (sent === null) return socket.end(socks.requestReply(socks.REPLY.ADDRESS_NOT_SUPPORTED));
+    if (sent === null) return endSocket(socket, socks.requestReply(socks.REPLY.ADDRESS_NOT_SUPPORTED));
     const host = canonicalHost(sent);
     if (command !== socks.COMMAND.CONNECT) {
       if (host) this.#refused(host, port, command === socks.COMMAND.UDP_ASSOCIATE ? 'udp' : 'unsupported-command');
-      return socket.end(socks.requestReply(socks.REPLY.COMMAND_NOT_SUPPORTED));
+      return endSocket(socket, socks.requestReply(socks.REPLY.COMMAND_NOT_SUPPORTED));
     }
-    if (!host || port === 0) return socket.end(socks.requestReply(socks.REPLY.GENERAL_FAILURE));
+    if (!host || port === 0) return endSocket(socket, socks.requestReply(socks.REPLY.GENERAL_FAILURE));
     const opened = await this.#open(host, port);
     if (opened.reason) {
       const unreachable = opened.reason === 'unreachable' || opened.reason === 'unresolvable';
-      return socket.end(socks.requestReply(unreachable ? socks.REPLY.HOST_UNREACHABLE : socks.REPLY.NOT_ALLOWED));
+      return endSocket(socket, socks.requestReply(unreachable ? socks.REPLY.HOST_UNREACHABLE : socks.REPLY.NOT_ALLOWED));
     }
     if (socket.destroyed) return opened.socket.destroy();
     socket.write(socks.requestReply(socks.REPLY.SUCCEEDED));
@@ -761,7 +780,7 @@ class NetworkJudge {
     const first = await this.#readFirst(socket, EMPTY, { http: true });
     if (refusal) {
       this.#refused(host, port, refusal);
-      if (first.kind === 'http') socket.end(this.#refusalBytes(host, port, refusal));
+      if (first.kind === 'http') endSocket(socket, this.#refusalBytes(host, port, refusal));
       else socket.destroy();
       return;
     }

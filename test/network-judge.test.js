@@ -39,10 +39,12 @@ function closing(server) {
 
 // A TCP origin that echoes what it gets and records connections and bytes (`banner` is written
 // on connect, for servers that speak first).
-async function tcpOrigin({ banner = null } = {}) {
+async function tcpOrigin({ banner = null, farewell = null } = {}) {
   const seen = { connections: 0, bytes: Buffer.alloc(0) };
   const sockets = new Set();
-  const server = net.createServer((socket) => {
+  // With a farewell, the origin answers a client's end of sending with it, then ends too.
+  const server = net.createServer({ allowHalfOpen: farewell !== null }, (socket) => {
+    if (farewell !== null) socket.on('end', () => socket.end(farewell));
     seen.connections++;
     sockets.add(socket);
     socket.on('error', () => {});
@@ -580,6 +582,20 @@ describe('SOCKS5', () => {
     expect(reply[1]).toBe(0);
     const mapped = await socksConnect(socksPort, '::ffff:127.0.0.1', origin.port);
     expect(mapped.reply[1]).toBe(0);
+  });
+
+  test('a client that half-closes after sending still gets the answer', async () => {
+    const origin = await tcpOrigin({ farewell: 'bye' });
+    const judge = await makeJudge({ allow: ['allowed.test', '127.0.0.1'] });
+    const socksPort = await attachTcp(judge, 'socks');
+    const proxy = await attachTcp(judge, 'http');
+    const viaSocks = await socksConnect(socksPort, 'allowed.test', origin.port);
+    viaSocks.socket.end('ping');
+    expect((await readUntil(viaSocks.socket, () => false)).toString()).toBe('pingbye');
+    const viaConnect = await connectTunnel(proxy, `allowed.test:${origin.port}`);
+    await delay(400);
+    viaConnect.socket.end('pong');
+    expect((await readUntil(viaConnect.socket, () => false)).toString()).toBe('pongbye');
   });
 
   test('BIND and UDP ASSOCIATE are refused with 0x07', async () => {
