@@ -13,9 +13,12 @@ const dgram = require('dgram');
 const { spawnSync, execFile } = require('child_process');
 const { NetworkJudge } = require('../lib/network-judge');
 const { parseNetwork } = require('../lib/network-policy');
-const { testNeeding, settleWithin } = require('./helpers');
+const fs = require('fs');
+const path = require('path');
+const { testNeeding, settleWithin, makeTempDir, removeDir } = require('./helpers');
 
 const curlMissing = spawnSync('curl', ['--version']).status === 0 ? null : 'curl is not installed';
+const opensslMissing = spawnSync('openssl', ['version']).status === 0 ? null : 'openssl is not installed (it makes the test certificate)';
 const pythonMissing = spawnSync('python3', ['--version']).status === 0 ? null : 'python3 is not installed';
 
 const cleanups = [];
@@ -528,6 +531,95 @@ describe('CONNECT', () => {
       execFile('curl', ['-sS', '-v', '--noproxy', '', '-x', `http://127.0.0.1:${proxy}`, 'https://evil.test/'], { timeout: 10000 }, (error, stdout, err) => resolve(err));
     });
     expect(stderr).toContain('403 Forbidden by mount-sandbox network policy: evil.test:443 is not in the allowlist');
+  });
+});
+
+// A self-signed certificate for allowed.test, made by openssl in a temp dir.
+function testCertificate() {
+  const dir = makeTempDir('msb-judge-cert-');
+  try {
+    const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=allowed.test',
+      '-addext', 'subjectAltName=DNS:allowed.test', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem')], { encoding: 'utf8' });
+    if (made.status !== 0) throw new Error(`openssl failed: ${made.stderr}`);
+    return { key: fs.readFileSync(path.join(dir, 'key.pem')), cert: fs.readFileSync(path.join(dir, 'cert.pem')) };
+  } finally {
+    removeDir(dir);
+  }
+}
+
+// A TLS origin for allowed.test that answers a line with "tls says: <line>", and an HTTP
+// request with "hello over tls".
+async function tlsOrigin(credentials) {
+  const seen = { connections: 0 };
+  const server = tls.createServer(credentials, (socket) => {
+    socket.on('error', () => {});
+    socket.once('data', (line) => {
+      if (!line.toString().startsWith('GET ')) return socket.end(`tls says: ${line}`);
+      socket.end('HTTP/1.1 200 OK\r\nContent-Length: 14\r\nConnection: close\r\n\r\nhello over tls');
+    });
+  });
+  server.on('connection', () => seen.connections++);
+  const port = await listen(server);
+  cleanups.push(closing(server));
+  return { port, seen };
+}
+
+// Completes a TLS handshake for allowed.test over `socket` (or to address:port) trusting only
+// the test certificate, sends a line and resolves the answer.
+function tlsExchange(credentials, target) {
+  return settleWithin(
+    new Promise((resolve, reject) => {
+      const client = tls.connect({ ...target, servername: 'allowed.test', ca: credentials.cert }, () => client.write('hi'));
+      cleanups.push(() => client.destroy());
+      let text = '';
+      client.on('data', (chunk) => (text += chunk));
+      client.on('end', () => resolve(text));
+      client.on('error', reject);
+    }),
+    10000,
+    'the TLS exchange',
+  );
+}
+
+describe('TLS end to end', () => {
+  let credentials;
+  beforeAll(() => {
+    if (opensslMissing === null) credentials = testCertificate();
+  });
+
+  testNeeding(opensslMissing)('a real handshake completes through CONNECT, SOCKS5 and a capture listener', async () => {
+    const origin = await tlsOrigin(credentials);
+    const judge = await makeJudge({ allow: ['allowed.test', '127.0.0.1'] });
+    const proxy = await attachTcp(judge, 'http');
+    const socksPort = await attachTcp(judge, 'socks');
+    const { ask } = await dnsStub(judge);
+    const tunnel = await connectTunnel(proxy, `allowed.test:${origin.port}`);
+    expect(await tlsExchange(credentials, { socket: tunnel.socket })).toBe('tls says: hi');
+    const viaSocks = await socksConnect(socksPort, 'allowed.test', origin.port);
+    expect(await tlsExchange(credentials, { socket: viaSocks.socket })).toBe('tls says: hi');
+    const address = (await ask('allowed.test')).answers[0].address;
+    await attachTcp(judge, `capture ${origin.port}`, address, origin.port);
+    expect(await tlsExchange(credentials, { host: address, port: origin.port })).toBe('tls says: hi');
+    expect(origin.seen.connections).toBe(3);
+    await judge.close();
+    expect(judge.report()).toEqual({ allowed: [{ host: 'allowed.test', port: origin.port, connections: 3, bytes: expect.any(Number) }], denied: [] });
+  });
+
+  testNeeding(curlMissing ?? opensslMissing)('curl https through the proxy and through SOCKS5', async () => {
+    const origin = await tlsOrigin(credentials);
+    const judge = await makeJudge({ allow: ['allowed.test', '127.0.0.1'] });
+    const proxy = await attachTcp(judge, 'http');
+    const socksPort = await attachTcp(judge, 'socks');
+    const dir = makeTempDir('msb-judge-ca-');
+    cleanups.push(() => removeDir(dir));
+    fs.writeFileSync(path.join(dir, 'ca.pem'), credentials.cert);
+    const curl = (how) =>
+      new Promise((resolve) => {
+        const args = ['-sS', '--noproxy', '', ...how, '--cacert', path.join(dir, 'ca.pem'), `https://allowed.test:${origin.port}/`];
+        execFile('curl', args, { timeout: 10000 }, (error, stdout, stderr) => resolve({ stdout, stderr }));
+      });
+    expect(await curl(['-x', `http://127.0.0.1:${proxy}`])).toEqual({ stdout: 'hello over tls', stderr: '' });
+    expect(await curl(['--socks5-hostname', `127.0.0.1:${socksPort}`])).toEqual({ stdout: 'hello over tls', stderr: '' });
   });
 });
 
