@@ -37,7 +37,8 @@ const LIMITS = Object.freeze({
   questions: 4096,
 });
 
-// What a refusal says, after "<host>:<port> ", and the HTTP status it gets.
+// Every reason a report's denied entry can give, with what it says after "<host>:<port> " and,
+// for those an HTTP client can be told, the status it gets.
 const REFUSALS = Object.freeze({
   'not-allowed': { status: 403, text: 'is not in the allowlist' },
   denied: { status: 403, text: 'is denied by the network policy' },
@@ -45,7 +46,20 @@ const REFUSALS = Object.freeze({
   'own-address': { status: 403, text: "resolves only to this machine's own addresses" },
   unresolvable: { status: 502, text: 'could not be resolved' },
   unreachable: { status: 502, text: 'could not be reached' },
+  'sni-mismatch': { status: null, text: 'was sent a TLS server name (SNI) naming another host' },
+  'bad-tls-hello': { status: null, text: 'was sent a malformed or unfinished TLS ClientHello' },
+  'bad-http-request': { status: null, text: 'was sent a malformed or unfinished HTTP request line' },
+  'unknown-address': { status: null, text: 'is not an address the sandbox DNS gave out' },
+  'too-many-names': { status: null, text: 'is past the sandbox DNS limit of 4096 names' },
+  udp: { status: null, text: 'was asked for over UDP, which the sandbox does not carry' },
+  'unsupported-command': { status: null, text: 'was asked for with SOCKS5 BIND, which the sandbox does not support' },
 });
+
+// One sentence for a report's denied entry (port null: a DNS lookup), for notes and messages.
+function refusalSentence({ host, port, reason }) {
+  const text = REFUSALS[reason]?.text ?? `was refused (${reason})`;
+  return `${displayDestination(host, port)} ${text}`;
+}
 
 const EMPTY = Buffer.alloc(0);
 const HOP_BY_HOP = new Set([
@@ -577,8 +591,8 @@ class NetworkJudge {
   // ---- HTTP ----
 
   #refusalResponse(host, port, reason) {
-    const { status, text } = REFUSALS[reason];
-    const sentence = `${displayDestination(host, port)} ${text}`;
+    const { status } = REFUSALS[reason];
+    const sentence = refusalSentence({ host, port, reason });
     const phrase =
       status === 403
         ? `Forbidden by mount-sandbox network policy: ${sentence}`
@@ -810,4 +824,4 @@ function plainResponse(status, phrase, message) {
   return `HTTP/1.1 ${status} ${phrase}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }
 
-module.exports = { NetworkJudge, LIMITS, REFUSALS, canonicalHost, parseAuthority, originForm };
+module.exports = { NetworkJudge, LIMITS, REFUSALS, refusalSentence, canonicalHost, parseAuthority, originForm };

@@ -10,7 +10,7 @@ const crypto = require('crypto');
 const { readClientHello, looksLikeTls } = require('../lib/network-sni');
 const { decodeQuery, encodeResponse, NameTable, RCODE } = require('../lib/network-dns');
 const socks = require('../lib/network-socks');
-const { canonicalHost, parseAuthority, originForm } = require('../lib/network-judge');
+const { canonicalHost, parseAuthority, originForm, refusalSentence, REFUSALS } = require('../lib/network-judge');
 
 // The first bytes Node's TLS client sends for `options`, caught by a plain TCP server.
 async function clientHello(options) {
@@ -202,5 +202,23 @@ describe('destinations as the judge reads them', () => {
     expect(originForm('http://evil.test')).toBe('/');
     expect(originForm('http://evil.test?q')).toBe('/?q');
     expect(originForm('evil')).toBeNull();
+  });
+});
+
+describe('refusal sentences', () => {
+  test('name the destination as a client would write it', () => {
+    expect(refusalSentence({ host: 'evil.test', port: null, reason: 'not-allowed' })).toBe('evil.test is not in the allowlist');
+    expect(refusalSentence({ host: '2001:db8::1', port: 443, reason: 'denied' })).toBe('[2001:db8::1]:443 is denied by the network policy');
+    expect(refusalSentence({ host: 'api.test', port: 443, reason: 'sni-mismatch' })).toBe('api.test:443 was sent a TLS server name (SNI) naming another host');
+  });
+
+  test('every reason the judge records has one', () => {
+    const fs = require('fs');
+    const source = fs.readFileSync(require.resolve('../lib/network-judge'), 'utf8');
+    const recorded = new Set();
+    for (const match of source.matchAll(/'([a-z]+(?:-[a-z]+)*)'/g)) if (match[1] in REFUSALS) recorded.add(match[1]);
+    for (const match of source.matchAll(/#refused\([^;]*, '([a-z-]+)'\)/g)) expect(REFUSALS).toHaveProperty([match[1]]);
+    for (const match of source.matchAll(/return '([a-z]+-[a-z-]+)';/g)) expect(REFUSALS).toHaveProperty([match[1]]);
+    expect(recorded.size).toBe(Object.keys(REFUSALS).length);
   });
 });
