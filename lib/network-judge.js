@@ -197,6 +197,31 @@ function endSocket(socket, data) {
   setTimeout(() => socket.destroy(), LIMITS.finishMs).unref();
 }
 
+// What `socket` sends up to and including its first line feed (or up to 16 KiB, its end, or
+// 10 s), left paused.
+function readLine(socket) {
+  return new Promise((resolve) => {
+    let bytes = EMPTY;
+    const finish = () => {
+      clearTimeout(timer);
+      socket.off('data', onData);
+      socket.off('end', finish);
+      socket.off('close', finish);
+      socket.pause();
+      resolve(bytes);
+    };
+    const onData = (chunk) => {
+      bytes = Buffer.concat([bytes, chunk]);
+      if (bytes.includes(0x0a) || bytes.length >= LIMITS.peekBytes) finish();
+    };
+    const timer = setTimeout(finish, LIMITS.finishMs);
+    socket.on('data', onData);
+    socket.once('end', finish);
+    socket.once('close', finish);
+    socket.resume();
+  });
+}
+
 function closeServer(server) {
   return new Promise((resolve) => {
     try {
@@ -247,11 +272,9 @@ class NetworkJudge {
     this.#onRequest = onRequest ?? null;
     this.#lookup = lookup ?? defaultLookup;
     this.#ownAddresses = ownAddresses ?? defaultOwnAddresses;
-    this.#proxyFront = this.#front();
-    this.#proxyFront.on('request', (req, res) => this.#serve(res, () => this.#proxyRequest(req, res)));
+    this.#proxyFront = this.#front((req) => this.#proxyTarget(req));
     this.#proxyFront.on('connect', (req, socket, head) => this.#guard(socket, () => this.#connect(req, socket, head)));
-    this.#captureFront = this.#front();
-    this.#captureFront.on('request', (req, res) => this.#serve(res, () => this.#captureRequest(req, res)));
+    this.#captureFront = this.#front((req) => this.#captureTarget(req));
     this.#captureFront.on('connect', (req, socket) => endSocket(socket, plainResponse(400, 'Bad Request', 'CONNECT is for the proxy port')));
   }
 
@@ -313,15 +336,31 @@ class NetworkJudge {
 
   // ---- bookkeeping ----
 
-  #front() {
+  // An HTTP server (never listening: sockets are emitted into it) whose requests go where
+  // `targetOf(req)` says: { host, port, authority, path }, or { message } for a bad request.
+  #front(targetOf) {
     const front = http.createServer({ maxHeaderSize: LIMITS.headerBytes });
+    front.on('request', (req, res) =>
+      this.#serve(res, async () => {
+        const target = targetOf(req);
+        if (!('message' in target)) return this.#forward(req, res, target);
+        res.writeHead(400, 'Bad Request', { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
+        res.end(`${target.message}\n`);
+      }),
+    );
+    front.on('upgrade', (req, socket, head) =>
+      this.#guard(socket, async () => {
+        const target = targetOf(req);
+        if (!('message' in target)) return this.#upgrade(req, socket, head, target);
+        endSocket(socket, plainResponse(400, 'Bad Request', target.message));
+      }),
+    );
     front.timeout = LIMITS.idleMs;
     front.on('clientError', (error, socket) => {
       if (!socket.writable) return socket.destroy();
       const tooLarge = /** @type {NodeJS.ErrnoException} */ (error)?.code === 'HPE_HEADER_OVERFLOW';
       endSocket(socket, tooLarge ? plainResponse(431, 'Request Header Fields Too Large', 'request headers over 16 KiB') : plainResponse(400, 'Bad Request', 'malformed request'));
     });
-    front.on('upgrade', (req, socket) => endSocket(socket, plainResponse(501, 'Not Implemented', 'protocol upgrades are not supported through the network judge')));
     return front;
   }
 
@@ -613,7 +652,7 @@ class NetworkJudge {
     return `HTTP/1.1 ${status} ${phrase}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
   }
 
-  async #proxyRequest(req, res) {
+  #proxyTarget(req) {
     const match = /^http:\/\/([^/?#]*)(.*)$/is.exec(req.url);
     const target = match && parseAuthority(match[1], 80);
     if (!target) {
@@ -622,28 +661,23 @@ class NetworkJudge {
         : /^[a-z][a-z0-9+.-]*:\/\//i.test(req.url)
           ? 'mount-sandbox network proxy: only http:// URIs can be proxied; use CONNECT for TLS'
           : 'mount-sandbox network proxy: this port takes proxy requests (an absolute URI such as http://host/path, or CONNECT host:port)';
-      res.writeHead(400, 'Bad Request', { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
-      res.end(`${message}\n`);
-      return;
+      return { message };
     }
-    const path = originForm(`http://x${match[2]}`);
-    await this.#forward(req, res, target.host, target.port, authorityFor(target.host, target.port, 80), path);
+    const { host, port } = target;
+    return { host, port, authority: authorityFor(host, port, 80), path: originForm(`http://x${match[2]}`) };
   }
 
-  async #captureRequest(req, res) {
+  #captureTarget(req) {
     const target = this.#captureTargets.get(req.socket);
     const path = originForm(req.url);
-    if (!target || path === null) {
-      res.writeHead(400, 'Bad Request', { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
-      res.end('mount-sandbox network judge: malformed request target\n');
-      return;
-    }
-    await this.#forward(req, res, target.host, target.port, authorityFor(target.host, target.port, 80), path);
+    if (!target || path === null) return { message: 'mount-sandbox network judge: malformed request target' };
+    const { host, port } = target;
+    return { host, port, authority: authorityFor(host, port, 80), path };
   }
 
   // Judges one request, then sends it on its own connection to the address checked, with Host
   // set by the judge, and streams the response back.
-  async #forward(req, res, host, port, authority, path) {
+  async #forward(req, res, { host, port, authority, path }) {
     const opened = await this.#open(host, port);
     if (opened.reason) return this.#refuseHttp(res, host, port, opened.reason);
     const upstream = opened.socket;
@@ -671,6 +705,31 @@ class NetworkJudge {
     });
     req.on('error', () => outgoing.destroy());
     req.pipe(outgoing);
+  }
+
+  // An upgrade (WebSocket): judged like a request, its head sent on with Host set by the judge,
+  // then the connection piped once the origin switches protocols. If the origin answers
+  // anything but 101, the client gets that answer and nothing more of what it sends goes on (no
+  // second request on the connection could name another Host).
+  async #upgrade(req, socket, head, { host, port, authority, path }) {
+    socket.pause();
+    const opened = await this.#open(host, port);
+    if (opened.reason) return endSocket(socket, this.#refusalBytes(host, port, opened.reason));
+    const upstream = opened.socket;
+    if (socket.destroyed) return upstream.destroy();
+    const listed = new Set(String(req.headers.connection ?? '').split(',').map((token) => token.trim().toLowerCase()));
+    const lines = [`${req.method} ${path} HTTP/1.1`, `Host: ${authority}`];
+    for (let i = 0; i < req.rawHeaders.length; i += 2) {
+      const name = req.rawHeaders[i].toLowerCase();
+      if (name !== 'host' && !HOP_BY_HOP.has(name) && !listed.has(name)) lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
+    }
+    lines.push('Connection: Upgrade', `Upgrade: ${req.headers.upgrade}`, '', '');
+    upstream.write(Buffer.from(lines.join('\r\n'), 'latin1'));
+    const answer = await readLine(upstream);
+    socket.write(answer);
+    if (/^HTTP\/1\.[01] 101 /.test(answer.toString('latin1'))) return this.#pipe(socket, upstream, head);
+    upstream.pipe(socket);
+    upstream.once('close', () => endSocket(socket));
   }
 
   async #connect(req, socket, head) {

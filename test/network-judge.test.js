@@ -464,6 +464,80 @@ describe('HTTP proxy', () => {
   });
 });
 
+describe('upgrades (WebSocket)', () => {
+  // An origin that switches /ws to an echo protocol and refuses other upgrades with a 400 while
+  // keeping the connection open, recording every byte that arrives after that.
+  async function upgradeOrigin() {
+    const origin = await httpOrigin();
+    origin.upgrades = [];
+    origin.afterRefusal = '';
+    const sockets = new Set();
+    cleanups.push(() => sockets.forEach((socket) => socket.destroy()));
+    origin.server.on('upgrade', (req, socket) => {
+      sockets.add(socket);
+      origin.upgrades.push({ url: req.url, host: req.headers.host, upgrade: req.headers.upgrade });
+      socket.on('error', () => {});
+      if (req.url !== '/ws') {
+        socket.write('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n');
+        socket.on('data', (chunk) => (origin.afterRefusal += chunk));
+        return;
+      }
+      socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n');
+      socket.on('data', (chunk) => socket.write(chunk));
+    });
+    return origin;
+  }
+
+  test('an upgrade through the proxy and on a captured port goes to the judged host, then both ways', async () => {
+    const origin = await upgradeOrigin();
+    const judge = await makeJudge({ allow: ['allowed.test', '127.0.0.1'] });
+    const proxy = await attachTcp(judge, 'http');
+    const { ask } = await dnsStub(judge);
+    const address = (await ask('allowed.test')).answers[0].address;
+    await attachTcp(judge, `capture ${origin.port}`, address, origin.port);
+    const viaProxy = await connectTo(proxy);
+    viaProxy.write(`GET http://allowed.test:${origin.port}/ws HTTP/1.1\r\nHost: evil.test\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n`);
+    expect((await readUntil(viaProxy, (b) => b.includes('\r\n\r\n'))).toString()).toMatch(/^HTTP\/1\.1 101 /);
+    viaProxy.write('frame one');
+    expect((await readUntil(viaProxy, (b) => b.length >= 9)).toString()).toBe('frame one');
+    const captured = await connectTo(origin.port, address);
+    captured.write('GET http://evil.test/ws HTTP/1.1\r\nHost: evil.test\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n');
+    expect((await readUntil(captured, (b) => b.includes('\r\n\r\n'))).toString()).toMatch(/^HTTP\/1\.1 101 /);
+    captured.write('frame two');
+    expect((await readUntil(captured, (b) => b.length >= 9)).toString()).toBe('frame two');
+    expect(origin.upgrades).toEqual([
+      { url: '/ws', host: `allowed.test:${origin.port}`, upgrade: 'echo' },
+      { url: '/ws', host: `allowed.test:${origin.port}`, upgrade: 'echo' },
+    ]);
+  });
+
+  test('after an upgrade the origin refused, nothing more the client sends reaches it', async () => {
+    const origin = await upgradeOrigin();
+    const judge = await makeJudge({ allow: ['allowed.test', '127.0.0.1'] });
+    const { ask } = await dnsStub(judge);
+    const address = (await ask('allowed.test')).answers[0].address;
+    await attachTcp(judge, `capture ${origin.port}`, address, origin.port);
+    const socket = await connectTo(origin.port, address);
+    socket.write('GET /other HTTP/1.1\r\nHost: allowed.test\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n');
+    expect((await readUntil(socket, (b) => b.includes('\r\n\r\n'))).toString()).toMatch(/^HTTP\/1\.1 400 /);
+    socket.write('GET /second HTTP/1.1\r\nHost: evil.test\r\n\r\n');
+    await delay(300);
+    expect(origin.afterRefusal).toBe('');
+    expect(origin.seen.requests).toEqual([]);
+  });
+
+  test('an upgrade to a destination not allowed gets the 403', async () => {
+    const origin = await upgradeOrigin();
+    const judge = await makeJudge({ allow: ['allowed.test', '127.0.0.1'] });
+    const proxy = await attachTcp(judge, 'http');
+    const socket = await connectTo(proxy);
+    socket.write(`GET http://evil.test:${origin.port}/ws HTTP/1.1\r\nHost: evil.test\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n`);
+    const reply = (await readUntil(socket, () => false)).toString();
+    expect(reply.split('\r\n')[0]).toBe(`HTTP/1.1 403 Forbidden by mount-sandbox network policy: evil.test:${origin.port} is not in the allowlist`);
+    expect(origin.seen.connections).toBe(0);
+  });
+});
+
 describe('CONNECT', () => {
   test('an allowed CONNECT opens a tunnel to the checked address', async () => {
     const origin = await tcpOrigin();
