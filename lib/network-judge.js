@@ -14,7 +14,7 @@ const net = process.getBuiltinModule?.('net') ?? require('net');
 const http = process.getBuiltinModule?.('http') ?? require('http');
 const dns = process.getBuiltinModule?.('dns') ?? require('dns');
 const { os } = require('./builtins');
-const { matchDestination, addressRefusal, namesAddress } = require('./network-policy');
+const { isNetworkPolicy, matchDestination, addressRefusal, namesAddress } = require('./network-policy');
 const dnsCodec = require('./network-dns');
 const { looksLikeTls, readClientHello } = require('./network-sni');
 const socks = require('./network-socks');
@@ -83,7 +83,8 @@ function noop() {}
 // IP text in one form per address: IPv4 dotted, IPv6 compressed lowercase without brackets or
 // zone, IPv4-mapped IPv6 as IPv4. Null for what is not an IP literal.
 function canonicalIp(text) {
-  const bare = String(text).replace(/^\[(.*)\]$/, '$1').replace(/%.*$/, '');
+  const unbracketed = String(text).replace(/^\[(.*)\]$/, '$1');
+  const bare = unbracketed.includes(':') ? unbracketed.replace(/%.*$/, '') : unbracketed;
   const family = net.isIP(bare);
   if (family === 0) return null;
   if (family === 4) return bare;
@@ -260,9 +261,7 @@ class NetworkJudge {
    * }} options
    */
   constructor({ policy, onRequest, lookup, ownAddresses }) {
-    if (!policy || typeof policy !== 'object' || !Array.isArray(policy.allow)) {
-      throw new TypeError('NetworkJudge: policy must be a NetworkPolicy');
-    }
+    if (!isNetworkPolicy(policy)) throw new TypeError('NetworkJudge: policy must come from parseNetwork()');
     for (const [name, value] of Object.entries({ onRequest, lookup, ownAddresses })) {
       if (value !== undefined && typeof value !== 'function') {
         throw new TypeError(`NetworkJudge: ${name} must be a function`);
@@ -444,10 +443,10 @@ class NetworkJudge {
   }
 
   // Whether the DNS stub resolves `name`: when some port of it is allowed (a port-less deny
-  // entry refuses every port), or onRequest already approved a port of it. The stub does not ask
-  // onRequest itself: a lookup says nothing about the port, and resolving a name the policy
-  // leaves out would let a command that never connects learn nothing but cost a prompt; the
-  // proxy paths (HTTP, SOCKS) are where onRequest is asked. Returns null or the reason.
+  // entry refuses every port), or onRequest already approved a port of it. The stub never asks
+  // onRequest itself: a lookup names no port, and a prompt per lookup would hand the approver
+  // every name a command looks up (names that only carry data included). onRequest is asked on
+  // the proxy paths (HTTP, SOCKS5) and for captured connections. Returns null or the reason.
   #nameRefusal(name) {
     const verdict = matchDestination(this.#policy, name, null);
     if (verdict.allowed || (verdict.reason === 'not-allowed' && this.#grantedNames.has(name))) return null;
@@ -457,11 +456,7 @@ class NetworkJudge {
   // Resolves host once, keeps the addresses the judge may dial and connects to the first.
   // Returns { socket } or { reason }.
   async #dial(host, port) {
-    let addresses;
-    if (canonicalIp(host)) addresses = [host];
-    else {
-      addresses = await this.#resolve(host);
-    }
+    const addresses = canonicalIp(host) ? [host] : await this.#resolve(host);
     if (!Array.isArray(addresses) || addresses.length === 0) return { reason: 'unresolvable' };
     let own;
     try {
