@@ -251,7 +251,7 @@ async function dnsStub(judge) {
   cleanups.push(() => client.close());
   const port = socket.address().port;
   // Sends a packet and resolves the raw reply, or null when none comes within `ms`.
-  const exchange = (packet, ms = 1000) =>
+  const exchange = (packet, ms = 5000) =>
     new Promise((resolve) => {
       const timer = setTimeout(() => {
         client.off('message', onMessage);
@@ -1075,11 +1075,16 @@ describe('robustness', () => {
     await delay(100);
     const extra = await connectTo(socksPort);
     await settleWithin(new Promise((resolve) => extra.once('close', resolve)), 5000, 'the extra connection closing');
+    // Once one closes, there is room again (the judge may take a moment to see the close).
     sockets[0].destroy();
-    await delay(100);
-    const next = await connectTo(socksPort);
-    next.write(Buffer.from([5, 1, 0]));
-    expect([...(await readUntil(next, (b) => b.length >= 2))]).toEqual([5, 0]);
+    let greeted = [];
+    for (let attempt = 0; attempt < 50 && greeted.length === 0; attempt++) {
+      await delay(100);
+      const next = await connectTo(socksPort);
+      next.write(Buffer.from([5, 1, 0]));
+      greeted = [...(await readUntil(next, (b) => b.length >= 2))];
+    }
+    expect(greeted).toEqual([5, 0]);
   }, 60000);
 
   test('close() ends every listener and open tunnel', async () => {
