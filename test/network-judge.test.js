@@ -19,6 +19,7 @@ const { testNeeding, settleWithin, makeTempDir, removeDir } = require('./helpers
 
 const curlMissing = spawnSync('curl', ['--version']).status === 0 ? null : 'curl is not installed';
 const opensslMissing = spawnSync('openssl', ['version']).status === 0 ? null : 'openssl is not installed (it makes the test certificate)';
+const ipv6Missing = require('os').networkInterfaces().lo?.some((entry) => entry.address === '::1') ? null : 'the loopback interface has no ::1';
 const pythonMissing = spawnSync('python3', ['--version']).status === 0 ? null : 'python3 is not installed';
 
 const cleanups = [];
@@ -558,6 +559,24 @@ describe('CONNECT', () => {
     const proxy = await attachTcp(judge, 'http');
     const { response } = await connectTunnel(proxy, `evil.test:${origin.port}`);
     expect(response.split('\r\n')[0]).toBe(`HTTP/1.1 403 Forbidden by mount-sandbox network policy: evil.test:${origin.port} is not in the allowlist`);
+    expect(origin.seen.connections).toBe(0);
+  });
+
+  testNeeding(ipv6Missing)('an IPv6 literal is reached through its bracketed entry and shown bracketed when refused', async () => {
+    const origin = await tcpOrigin();
+    const v6 = net.createServer((socket) => {
+      socket.on('error', () => {});
+      socket.end('from ::1');
+    });
+    const port = await listen(v6, '::1');
+    cleanups.push(closing(v6));
+    const judge = await makeJudge({ allow: [`[::1]:${port}`] });
+    const proxy = await attachTcp(judge, 'http');
+    const allowed = await connectTunnel(proxy, `[::1]:${port}`);
+    expect(allowed.response).toBe('HTTP/1.1 200 Connection established\r\n\r\n');
+    expect((await readUntil(allowed.socket, () => false)).toString()).toBe('from ::1');
+    const refused = await connectTunnel(proxy, `[::1]:${origin.port}`);
+    expect(refused.response.split('\r\n')[0]).toBe(`HTTP/1.1 403 Forbidden by mount-sandbox network policy: [::1]:${origin.port} is not in the allowlist`);
     expect(origin.seen.connections).toBe(0);
   });
 
