@@ -131,6 +131,15 @@ describe('DNS codec', () => {
     expect(decodeQuery(query('a\u0000.example')).question.name).toBeNull();
   });
 
+  test('a compression pointer or reserved label type in the question is a format error, however the bytes after it read', () => {
+    const header = Buffer.from([0, 1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0]);
+    for (const first of [0xc0, 0x80, 0x40]) {
+      // Read as a length, the byte would make a plain label of the bytes that follow.
+      const packet = Buffer.concat([header, Buffer.from([first]), Buffer.alloc(first, 0x61), Buffer.from([0, 0, 1, 0, 1])]);
+      expect(decodeQuery(packet).error).toBe('format');
+    }
+  });
+
   test('a name over 255 bytes is a format error', () => {
     const long = Array(5).fill('a'.repeat(60)).join('.');
     expect(decodeQuery(query(long)).error).toBe('format');
