@@ -525,6 +525,14 @@ class NetworkJudge {
     return outcome;
   }
 
+  // A connection to host:port, judged and opened for an earlier step (a tunnel's) when it is
+  // still open, else a new one.
+  async #openOrReuse(host, port, spare) {
+    if (spare && !spare.destroyed && !spare.readableEnded) return { socket: spare };
+    spare?.destroy();
+    return this.#open(host, port);
+  }
+
   // ---- first bytes of a tunnel ----
 
   // Reads what the client sends first, enough to know what it is: { kind: 'tls', sni } for a
@@ -609,9 +617,12 @@ class NetworkJudge {
     client.resume();
   }
 
-  // The bytes of a tunnel that was opened to host:port: checked, then piped.
+  // The bytes of a tunnel that was opened to host:port: checked, then piped; plain HTTP is
+  // served per request instead, with Host set to the tunnel's host (so a request through a
+  // tunnel to an allowed CDN address cannot name another site in its Host header). The
+  // connection already open serves the first request.
   async #tunnel(client, initial, upstream, host, port) {
-    const first = await this.#readFirst(client, initial, { http: false });
+    const first = await this.#readFirst(client, initial, { http: true });
     const refusal = this.#firstBytesRefusal(first, host);
     if (refusal) {
       this.#refused(host, port, refusal);
@@ -619,7 +630,18 @@ class NetworkJudge {
       upstream.destroy();
       return;
     }
+    if (first.kind === 'http') return this.#serveHttp(client, first.bytes, { host, port, spare: upstream });
     this.#pipe(client, upstream, first.bytes);
+  }
+
+  // Hands a connection whose first bytes are an HTTP/1.x request to the HTTP server that
+  // forwards each request to host:port with Host set by the judge.
+  #serveHttp(socket, bytes, target) {
+    this.#captureTargets.set(socket, target);
+    socket.once('close', () => target.spare?.destroy());
+    socket.unshift(bytes);
+    this.#captureFront.emit('connection', socket);
+    socket.resume();
   }
 
   // ---- HTTP ----
@@ -666,14 +688,15 @@ class NetworkJudge {
     const target = this.#captureTargets.get(req.socket);
     const path = originForm(req.url);
     if (!target || path === null) return { message: 'mount-sandbox network judge: malformed request target' };
-    const { host, port } = target;
-    return { host, port, authority: authorityFor(host, port, 80), path };
+    const { host, port, spare } = target;
+    target.spare = null;
+    return { host, port, authority: authorityFor(host, port, 80), path, spare };
   }
 
   // Judges one request, then sends it on its own connection to the address checked, with Host
   // set by the judge, and streams the response back.
-  async #forward(req, res, { host, port, authority, path }) {
-    const opened = await this.#open(host, port);
+  async #forward(req, res, { host, port, authority, path, spare = null }) {
+    const opened = await this.#openOrReuse(host, port, spare);
     if (opened.reason) return this.#refuseHttp(res, host, port, opened.reason);
     const upstream = opened.socket;
     if (res.destroyed || req.socket.destroyed) return upstream.destroy();
@@ -706,9 +729,9 @@ class NetworkJudge {
   // then the connection piped once the origin switches protocols. If the origin answers
   // anything but 101, the client gets that answer and nothing more of what it sends goes on (no
   // second request on the connection could name another Host).
-  async #upgrade(req, socket, head, { host, port, authority, path }) {
+  async #upgrade(req, socket, head, { host, port, authority, path, spare = null }) {
     socket.pause();
-    const opened = await this.#open(host, port);
+    const opened = await this.#openOrReuse(host, port, spare);
     if (opened.reason) return endSocket(socket, this.#refusalBytes(host, port, opened.reason));
     const upstream = opened.socket;
     if (socket.destroyed) return upstream.destroy();
@@ -857,13 +880,7 @@ class NetworkJudge {
       this.#refused(host, port, firstRefusal);
       return socket.destroy();
     }
-    if (first.kind === 'http') {
-      this.#captureTargets.set(socket, { host, port });
-      socket.unshift(first.bytes);
-      this.#captureFront.emit('connection', socket);
-      socket.resume();
-      return;
-    }
+    if (first.kind === 'http') return this.#serveHttp(socket, first.bytes, { host, port, spare: null });
     const opened = await this.#open(host, port);
     if (opened.reason || socket.destroyed) {
       opened.socket?.destroy();

@@ -580,6 +580,26 @@ describe('CONNECT', () => {
     expect(origin.seen.connections).toBe(0);
   });
 
+  test('plain HTTP through a CONNECT or SOCKS5 tunnel goes to the tunnel\'s host whatever Host it names', async () => {
+    const origin = await httpOrigin();
+    const judge = await makeJudge({ allow: ['allowed.test', '127.0.0.1'] });
+    const proxy = await attachTcp(judge, 'http');
+    const socksPort = await attachTcp(judge, 'socks');
+    const { socket } = await connectTunnel(proxy, `allowed.test:${origin.port}`);
+    const viaSocks = await socksConnect(socksPort, 'allowed.test', origin.port);
+    for (const client of [socket, viaSocks.socket]) {
+      client.write('GET /one HTTP/1.1\r\nHost: evil.test\r\n\r\n');
+      await readUntil(client, (b) => b.includes('hello from origin'));
+      client.write('GET http://evil.test/two HTTP/1.1\r\nHost: evil.test\r\n\r\n');
+      await readUntil(client, (b) => b.includes('hello from origin'));
+    }
+    expect(origin.seen.requests.map((r) => [r.url, r.headers.host])).toEqual(
+      Array(2).fill([['/one', `allowed.test:${origin.port}`], ['/two', `allowed.test:${origin.port}`]]).flat(),
+    );
+    // The connection the tunnel opened served its first request; the second got its own.
+    expect(origin.seen.connections).toBe(4);
+  });
+
   test('a ClientHello whose SNI names another host closes the tunnel before a byte reaches the origin', async () => {
     const origin = await tcpOrigin();
     const judge = await makeJudge({ allow: ['allowed.test', '127.0.0.1'] });
