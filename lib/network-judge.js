@@ -233,6 +233,7 @@ function closeServer(server) {
 class NetworkJudge {
   #policy;
   #onRequest;
+  #approvedAddresses = new Set();
   #lookup;
   #ownAddresses;
   #answers = new Map();
@@ -433,6 +434,8 @@ class NetworkJudge {
     try {
       const approved = (await this.#onRequest({ host, port })) === true;
       if (approved) this.#grantedNames.add(host);
+      // An address the operator approved by itself is named as explicitly as an ip entry names it.
+      if (approved && canonicalIp(host)) this.#approvedAddresses.add(`${canonicalIp(host)}\n${port}`);
       return approved;
     } catch {
       return false;
@@ -466,7 +469,7 @@ class NetworkJudge {
     for (const found of addresses) {
       const ip = canonicalIp(String(found));
       if (!ip) continue;
-      if (namesAddress(this.#policy, ip, port)) {
+      if (namesAddress(this.#policy, ip, port) || (ip === canonicalIp(host) && this.#approvedAddresses.has(`${ip}\n${port}`))) {
         target = ip;
         break;
       }

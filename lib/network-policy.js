@@ -362,6 +362,14 @@ function parseEntry(text, where = 'entry', role = 'allow') {
 // ---------------------------------------------------------------------------------------------
 // Policies.
 
+// The same destinations, served by the judge even where none is allowed: a caller that approves
+// destinations as they come (exec's onRequest) needs one to ask it. The host's network stays so.
+/** @param {NetworkPolicy} policy @returns {NetworkPolicy} */
+function judgedPolicy(policy) {
+  checkPolicy(policy, 'judgedPolicy');
+  return policy.mode === 'off' ? makePolicy('filtered', policy.allow, policy.deny) : policy;
+}
+
 /** @param {'off' | 'host' | 'filtered'} mode @param {readonly Entry[]} allow @param {readonly Entry[]} deny @returns {NetworkPolicy} */
 function makePolicy(mode, allow, deny) {
   const policy = Object.freeze({ mode, allow: Object.freeze([...allow]), deny: Object.freeze([...deny]) });
@@ -677,6 +685,7 @@ function describeNetwork(policy) {
 }
 
 module.exports = {
+  judgedPolicy,
   parseEntry, parseNetwork, isNetworkPolicy, matchDestination, withGrant, narrowNetwork, covers,
   capturePorts, addressRefusal, namesAddress, describeNetwork,
 };

@@ -6,7 +6,7 @@
 // A declared one (a program config's `network:`, createMountSandbox's, a restriction's, a
 // worker's) is both the ceiling and what calls get by default; each declaration narrows the one
 // it derives from (lib/network-policy.js narrowNetwork), and the deny lists add up.
-const { parseNetwork, narrowNetwork, withGrant } = require('./network-policy');
+const { parseNetwork, narrowNetwork, withGrant, judgedPolicy } = require('./network-policy');
 
 const NETWORK = Symbol('network');
 const UNDECLARED = Object.freeze({ ceiling: parseNetwork(true), fallback: parseNetwork(false), declared: false });
@@ -37,7 +37,7 @@ function commandNetwork(sandbox, opts) {
   const { ceiling, fallback } = networkOf(sandbox);
   let policy = opts.network === undefined ? fallback : narrowNetwork(ceiling, opts.network, 'network');
   if (opts.grant !== null) policy = withGrant(policy, opts.grant, 'grant.network');
-  if (opts.onRequest !== null && policy.mode === 'off') policy = withGrant(policy, [], 'grant.network');
+  if (opts.onRequest !== null) policy = judgedPolicy(policy);
   return policy;
 }
 

@@ -1065,6 +1065,18 @@ describe('onRequest', () => {
   });
 });
 
+describe('onRequest and local addresses', () => {
+  test('an approved address is named explicitly; an approved name that resolves to loopback is still refused', async () => {
+    const origin = await httpOrigin();
+    const judge = await makeJudge({ allow: [], onRequest: async () => true });
+    const proxy = await attachTcp(judge, 'http');
+    expect((await proxyGet(proxy, `http://other.test:${origin.port}/`)).status).toBe(403);
+    expect(origin.seen.connections).toBe(0);
+    expect((await proxyGet(proxy, `http://127.0.0.1:${origin.port}/`)).status).toBe(200);
+    expect(judge.report().denied).toEqual([expect.objectContaining({ host: 'other.test', reason: 'private-address' })]);
+  });
+});
+
 describe('robustness', () => {
   test('clients killed mid-stream, and an origin killed mid-stream, leave the judge serving', async () => {
     const origin = await httpOrigin((req, res) => {

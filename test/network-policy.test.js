@@ -832,3 +832,18 @@ describe('generated addresses against Node\'s own parsers', () => {
     }
   });
 });
+
+describe('judgedPolicy', () => {
+  const { judgedPolicy } = require('../lib/network-policy');
+  test('off becomes an allowlist of nothing (deny kept); filtered and host stay as they are', () => {
+    const off = parseNetwork({ allow: [], deny: ['evil.test'] });
+    const judged = judgedPolicy(off);
+    expect(judged).toMatchObject({ mode: 'filtered', allow: [], deny: [expect.objectContaining({ text: 'evil.test' })] });
+    expect(matchDestination(judged, 'a.test', 443)).toMatchObject({ allowed: false, reason: 'not-allowed' });
+    expect(matchDestination(judged, 'evil.test', 443)).toMatchObject({ allowed: false, reason: 'denied' });
+    const filtered = parseNetwork({ allow: ['a.test'] });
+    expect(judgedPolicy(filtered)).toBe(filtered);
+    expect(judgedPolicy(parseNetwork(true)).mode).toBe('host');
+    expect(() => judgedPolicy({ mode: 'off', allow: [], deny: [] })).toThrow(TypeError);
+  });
+});
