@@ -12,6 +12,10 @@
 //   request { id, op: 'exec', argv, options, sandbox }  -> { id, result } | { id, error }
 //           options.approve: ['host:port', ...] becomes an onRequest callback approving those;
 //           result.asked lists what it was asked, as 'host:port'.
+//   request { id, op: 'sample', variants: [{ argv, options, sandbox }], runs, slice, warmup }
+//           -> { id, samples: [{ times: [ms...], stdout: [...] }] }: each variant's exec timed in the
+//           runner (from the call to its result), the variants in turns of `slice` runs so that
+//           the machine's load falls on all alike (bench/network.js)
 //   request { id, op: 'log' }    -> { id, log: [...] }   (after the servers flushed theirs)
 //   request { id, op: 'clear' }  -> { id }
 //   request { id, op: 'stop' }   -> { id }, then exits
@@ -19,6 +23,7 @@ const fs = require('fs');
 const net = require('net');
 const path = require('path');
 const readline = require('readline');
+const { performance } = require('perf_hooks');
 const { spawn, execFileSync } = require('child_process');
 
 const config = JSON.parse(process.argv[2]); // { repo, dir, fixtures, hosts: { name: address } }
@@ -134,6 +139,33 @@ async function exec({ argv, options = {}, sandbox }) {
   return { ...result, asked };
 }
 
+async function sample({ variants, runs = 50, slice = 5, warmup = 5 }) {
+  const prepared = variants.map(({ argv, options = {}, sandbox }) => ({
+    argv, options: { ...options, env: { ...CA_ENV, ...options.env } }, box: newSandbox(sandbox),
+  }));
+  const once = async ({ argv, options, box }) => {
+    const start = performance.now();
+    const result = await box.exec(argv, options);
+    const ms = performance.now() - start;
+    if (result.exitCode !== 0) {
+      throw new Error(`${argv.join(' ')} exited with ${result.exitCode}: ${result.stderr.slice(0, 400)}`);
+    }
+    return { ms, stdout: result.stdout };
+  };
+  for (const variant of prepared) for (let i = 0; i < warmup; i++) await once(variant);
+  const samples = prepared.map(() => ({ times: [], stdout: [] }));
+  while (samples[0].times.length < runs) {
+    for (const [k, variant] of prepared.entries()) {
+      for (let i = 0; i < slice && samples[k].times.length < runs; i++) {
+        const { ms, stdout } = await once(variant);
+        samples[k].times.push(ms);
+        samples[k].stdout.push(stdout);
+      }
+    }
+  }
+  return samples;
+}
+
 function flushed() {
   const id = String(Math.random()).slice(2);
   return new Promise((resolve) => {
@@ -149,6 +181,8 @@ async function handle(request) {
   switch (request.op) {
     case 'exec':
       return { result: await exec(request) };
+    case 'sample':
+      return { samples: await sample(request) };
     case 'log':
       await flushed();
       return { log: serverLog };

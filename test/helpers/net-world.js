@@ -6,6 +6,8 @@
 //   const result = await world.exec(argv, execOptions, sandboxOptions);
 //   const log = await world.serverLog();   // [{ host, method, path, kind, ... }] since the last clearLog()
 //   await world.stop();
+//   const samples = await world.sample([{ argv, options, sandbox }, ...], { runs, slice, warmup });
+//                                         // each exec timed inside the world, in turns (benchmarks)
 //
 // The test's process starts net-world-runner.js under `unshare --net --mount` (with --user
 // --map-root-user when not root): a network namespace and mount namespace of its own. There the
@@ -139,6 +141,7 @@ async function startWorld({ hosts = {}, timeoutMs = 60_000 } = {}) {
   return {
     dir,
     exec: async (argv, options = {}, sandbox = {}) => (await ask({ op: 'exec', argv, options, sandbox })).result,
+    sample: async (variants, { runs, slice, warmup } = {}) => (await ask({ op: 'sample', variants, runs, slice, warmup })).samples,
     serverLog: async () => (await ask({ op: 'log' })).log,
     clearLog: async () => {
       await ask({ op: 'clear' });
