@@ -4,7 +4,7 @@
 // namespace of their own, joined to the runner's by a veth pair. It waits for the runner to move
 // the veth end in ("net" on stdin), takes 198.51.100.2/24 (TEST-NET-2) and 10.0.0.7/32 (so that a
 // name that "rebinds" to a private address has something to reach), then serves:
-//   80/tcp   HTTP: the npm registry (Host registry.test), git over dumb HTTP (Host git.test), and
+//   80/tcp   HTTP: the npm registry (Host registry.test), git over dumb HTTP (Host git.test, /repo.git), and
 //            for any other Host a line naming what it saw
 //   443/tcp  the same over TLS, one certificate for every test name (test/fixtures/net)
 //   7000/tcp an echo; 7000/udp logs each datagram
@@ -108,7 +108,7 @@ function handler(kind, pkg, gitRoot) {
     } else if (host === 'registry.test' && url.pathname === `/${PACKAGE}/-/${PACKAGE}-${VERSION}.tgz`) {
       res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': pkg.tarball.length });
       res.end(pkg.tarball);
-    } else if (host === 'git.test') {
+    } else if (host === 'git.test' && url.pathname.startsWith('/repo.git/')) {
       const file = path.normalize(path.join(gitRoot, decodeURIComponent(url.pathname)));
       if (!file.startsWith(`${gitRoot}/`)) {
         res.writeHead(404);
