@@ -242,6 +242,12 @@ describe('what the attacks would reach without the judge (network: true, control
     expect((await world.serverLog()).filter((e) => e.kind === 'udp').map((e) => e.path)).toEqual(['udp-ping']);
   });
 
+  testNeeding(worldNeeds('curl'))('a Host header naming evil.test on a request to registry.test reaches the server as evil.test', async () => {
+    const result = await world.exec(sh("curl -sS -H 'Host: evil.test' http://registry.test/h"), { network: true });
+    expect(result.stdout).toBe(`${hello('evil.test', '/h', 'http')}\n`);
+    expect(requestsTo(await world.serverLog(), 'evil.test')).toHaveLength(1);
+  });
+
   testNeeding(worldNeeds('curl'))('an IP literal reaches the server', async () => {
     const result = await world.exec(sh(`curl -sS http://${SERVER_IP}/ip`), { network: true });
     expect(result.stdout).toBe(`${hello(SERVER_IP, '/ip', 'http')}\n`);
@@ -344,6 +350,16 @@ describe('refused destinations never reach the servers (filtered)', () => {
     expect(requestsTo(await world.serverLog(), 'evil.test')).toEqual([]);
   });
 
+  testNeeding(worldNeeds('curl'))('a Host header naming evil.test on a request to an allowed name (proxy and capture) reaches the server as the allowed name', async () => {
+    const result = await world.exec(sh([
+      "curl -sS -H 'Host: evil.test' http://registry.test/h1",
+      "curl -sS --noproxy '*' -H 'Host: evil.test' http://registry.test/h2",
+    ].join('; ')), filtered(['registry.test']));
+    const log = await world.serverLog();
+    expect(requestsTo(log, 'evil.test')).toEqual([]);
+    expect(result.stdout).not.toContain('hello from evil.test');
+  });
+
   testNeeding(worldNeeds('curl'))('an IP literal through the proxy (http and CONNECT)', async () => {
     const result = await world.exec(sh([
       `curl -sS -i http://${SERVER_IP}/ip | head -n 1`,
@@ -379,6 +395,23 @@ describe('refused destinations never reach the servers (filtered)', () => {
     filtered(['registry.test']));
     expect(py.stdout).toBe('gaierror True\n');
     await expectServersSawNothing();
+  });
+});
+
+describe('the SOCKS5 proxy (filtered)', () => {
+  testNeeding(worldNeeds('curl'))('curl through ALL_PROXY (socks5h): an allowed name answers, a name not allowed never reaches the server', async () => {
+    const result = await world.exec(sh([
+      'curl -sS -f --proxy "$ALL_PROXY" http://registry.test/s1',
+      'curl -sS -f --proxy "$ALL_PROXY" https://registry.test/s2',
+      'curl -sS --proxy "$ALL_PROXY" http://evil.test/s3; echo "socks exit $?"',
+    ].join('; ')), filtered(['registry.test']));
+    expect(result.stdout).toContain(`${hello('registry.test', '/s1', 'http')}\n${hello('registry.test', '/s2', 'https')}\n`);
+    expect(result.stdout).toMatch(/socks exit [1-9]/);
+    expectAllowed(result, 'registry.test', 80);
+    expectRefused(result, 'evil.test', 80, 'not-allowed');
+    const log = await world.serverLog();
+    expect(requestsTo(log, 'evil.test')).toEqual([]);
+    expect(log.filter((e) => e.method).map((e) => e.path)).toEqual(['/s1', '/s2']);
   });
 });
 
