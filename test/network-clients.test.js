@@ -454,6 +454,35 @@ describe('grants and onRequest (filtered)', () => {
   });
 });
 
+describe("the sandbox's network (createMountSandbox's network: a ceiling and the default)", () => {
+  const ceiling = { network: { allow: ['registry.test'] } };
+  const get = (url) => sh(`curl -sS -o /dev/null -w '%{http_code}\\n' ${url}`);
+
+  testNeeding(worldNeeds('curl'))('a command that names no network gets the sandbox\'s allowlist', async () => {
+    const result = await world.exec(sh("curl -sS -o /dev/null -w '%{http_code}\\n' http://registry.test/d1; curl -sS -o /dev/null -w '%{http_code}\\n' http://evil.test/d2"), {}, ceiling);
+    expect(result.stdout).toBe('200\n403\n');
+    expectAllowed(result, 'registry.test', 80);
+    expectRefused(result, 'evil.test', 80, 'not-allowed');
+    expect(requestsTo(await world.serverLog(), 'evil.test')).toEqual([]);
+  });
+
+  testNeeding(worldNeeds('curl'))('a call that asks for more than the ceiling is refused before anything runs', async () => {
+    await expect(world.exec(get('http://evil.test/w'), filtered(['evil.test']), ceiling))
+      .rejects.toMatchObject({ name: 'PermissionEscalationError' });
+    await expect(world.exec(get('http://evil.test/w'), { network: true }, ceiling))
+      .rejects.toMatchObject({ name: 'PermissionEscalationError' });
+    await expectServersSawNothing();
+  });
+
+  testNeeding(worldNeeds('curl'))('a grant reaches beyond the ceiling for its one call', async () => {
+    const granted = await world.exec(get('http://git.test/g1'), { grant: { network: ['git.test'] } }, ceiling);
+    expect(granted.stdout).toBe('200\n');
+    const next = await world.exec(get('http://git.test/g2'), {}, ceiling);
+    expect(next.stdout).toBe('403\n');
+    expect(requestsTo(await world.serverLog(), 'git.test').filter((e) => e.method).map((e) => e.path)).toEqual(['/g1']);
+  });
+});
+
 describe('the command environment and the other modes', () => {
   testNeeding(worldNeeds())('filtered: proxy variables, and the DNS stub in resolv.conf', async () => {
     const result = await world.exec(sh('env | grep -i -E "proxy=" | sort; cat /etc/resolv.conf'), filtered(['registry.test']));
