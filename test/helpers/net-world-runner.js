@@ -6,7 +6,8 @@
 // its own by a veth pair (198.51.100.1 here, 198.51.100.2 there: TEST-NET-2), bind-mounts the
 // world's hosts file over /etc/hosts and a resolv.conf naming a nameserver that is not there, and
 // listens on 127.0.0.1:80 and :443 of its own namespace (a trap that logs whatever reaches the
-// runner's loopback, which only a judge dialling a loopback name would). Then it runs
+// runner's loopback, which only a judge dialling a loopback name would) and on 127.0.0.53:53 (the
+// nameserver resolv.conf names: it logs each query and answers NXDOMAIN). Then it runs
 // sandbox.exec for the test over JSON lines: requests on stdin, answers on stdout.
 //
 //   request { id, op: 'exec', argv, options, sandbox }  -> { id, result } | { id, error }
@@ -21,6 +22,7 @@
 //   request { id, op: 'stop' }   -> { id }, then exits
 const fs = require('fs');
 const net = require('net');
+const dgram = require('dgram');
 const path = require('path');
 const readline = require('readline');
 const { performance } = require('perf_hooks');
@@ -104,6 +106,32 @@ function loopbackTrap(port) {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', resolve);
+  });
+}
+
+// The nameserver the world's resolv.conf names (127.0.0.53): it answers NXDOMAIN and logs each
+// query's name as kind 'dns-trap', so a test can show that no query for a name left the command.
+function dnsTrap() {
+  const socket = dgram.createSocket('udp4');
+  socket.on('message', (msg, from) => {
+    const labels = [];
+    for (let at = 12; at < msg.length && msg[at] !== 0 && labels.length < 64; at += msg[at] + 1) {
+      labels.push(msg.subarray(at + 1, at + 1 + msg[at]).toString('latin1'));
+    }
+    serverLog.push({ host: labels.join('.').toLowerCase(), method: null, path: null, kind: 'dns-trap', port: 53, time: Date.now() });
+    // NXDOMAIN at once, so that resolvers do not retry or wait.
+    const end = msg.indexOf(0, 12) + 5;
+    if (end > 16 && end <= msg.length) {
+      const answer = Buffer.from(msg.subarray(0, end));
+      answer.writeUInt16BE(0x8183, 2);
+      answer.writeUInt16BE(1, 4);
+      answer.fill(0, 6, 12);
+      socket.send(answer, from.port, from.address);
+    }
+  });
+  return new Promise((resolve, reject) => {
+    socket.once('error', reject);
+    socket.bind(53, '127.0.0.53', resolve);
   });
 }
 
@@ -206,6 +234,7 @@ async function main() {
   mountNames();
   await loopbackTrap(80);
   await loopbackTrap(443);
+  await dnsTrap();
   readline.createInterface({ input: process.stdin }).on('line', (line) => {
     const request = JSON.parse(line);
     handle(request).then(

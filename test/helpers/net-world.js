@@ -26,7 +26,8 @@
 // `hello-msb`, git over dumb HTTP for git.test at /repo.git, any other Host answered with
 // "hello from <host> <method> <path> over <http|https>"), a TCP echo and a UDP logger on 7000.
 // The runner also logs, as kind 'loopback-trap', any connection to 127.0.0.1:80 or :443 of its
-// own namespace.
+// own namespace, and as kind 'dns-trap' (host: the name asked) any query to the nameserver its
+// resolv.conf names, which answers NXDOMAIN.
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
