@@ -10,6 +10,7 @@
 #include "fs/resolver.h"
 #include "fs/sandbox.h"
 #include "git_wrap.h"
+#include "listeners_wrap.h"
 #include "rules.h"
 #include "sandbox_wrap.h"
 
@@ -57,6 +58,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("matchingSuffix", Napi::Function::New<msb_binding::MatchingSuffix>(env));
   exports.Set("gitScan", Napi::Function::New<msb_binding::GitScan>(env));
   exports.Set("gitAfterRun", Napi::Function::New<msb_binding::GitAfterRun>(env));
+  exports.Set("socketPair", Napi::Function::New<msb_binding::SocketPair>(env));
+  exports.Set("receiveListeners", Napi::Function::New<msb_binding::ReceiveListeners>(env));
   exports.Set("limits", core_limits(env));
   return exports;
 }

@@ -123,6 +123,14 @@ export interface NativeBinding {
   >;
   /** Removes what the command planted at names git follows; host paths. */
   gitAfterRun(handle: GitAfterRunHandle): Promise<{ removed: string[]; unchecked: string[]; failed: string[]; repositories: string[] }>;
+  /** An AF_UNIX SOCK_SEQPACKET pair, both ends close-on-exec: [parentFd, childFd]. */
+  socketPair(): [number, number];
+  /**
+   * Receives the exec launcher's listening sockets on parentFd (closed after) until "end" or the
+   * launcher's close, within 10 s; the descriptors (close-on-exec) are the caller's to close.
+   * Rejects with an Error on a malformed message or the timeout, closing what it received.
+   */
+  receiveListeners(parentFd: number): Promise<Array<{ label: string; fd: number }>>;
   /** The core's suffix_rule on each string: all folded, or the index of the first that is no rule. */
   foldSuffixes(written: string[]): { suffixes: string[]; invalid?: undefined } | { suffixes?: undefined; invalid: number };
   /** The index of the first suffix `name` ends with under the core's folding, or -1. */

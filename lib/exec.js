@@ -6,6 +6,7 @@
 // mount and PID namespaces. Node's own threads are never restricted.
 const { childProcess: { spawn }, fs, os, path } = require('./builtins');
 const { launcherPath } = require('./launcher');
+const { addon } = require('./native');
 const { ExecEnforcementError, ExecError, UnsupportedPlatformError } = require('./errors');
 const { protectedFiles, absentNames } = require('./protected');
 const { realMounts, namesToWatch, removeAppeared, removalReport, virtualPathOf } = require('./next-run');
@@ -74,6 +75,12 @@ const STAGE_MESSAGES = {
       'delete-blocked mount lies inside a writable one), and it is unavailable on this kernel or ' +
       'namespaces: "off" was given',
     ['namespaces'],
+  ],
+  'network-filter-unavailable': [
+    'a network allowlist needs a network namespace of the command\'s own, and it is unavailable ' +
+      'on this kernel or namespaces: "off" was given (with weaker enforcement the command runs with ' +
+      'no network at all)',
+    ['network-namespace'],
   ],
 };
 
@@ -155,22 +162,51 @@ function killGroup(pid) {
   }
 }
 
+// The channel for the listeners a policy with `listen` asks for (src/launcher/network_listeners.h):
+// the launcher gets one end as its fd 5, we keep the other. null without `listen`.
+function listenersChannel(policy) {
+  if (!policy.listen) return null;
+  const [parentFd, childFd] = addon().socketPair();
+  return { parentFd, childFd };
+}
+
+// Once the launcher holds its end: receives the listeners and hands the promise to
+// `opts.onListeners(promise)`, synchronously, before the command can have started. The promise
+// resolves to [{ label, fd }] (labels 'http', 'socks', 'dns', 'capture <port>'; none when the
+// launcher failed before making them or the command has no network namespace, which allowWeaker
+// permits) or rejects with an Error (malformed message, no end within 10 s). The descriptors are
+// the callback's to close, however the run ends; without a callback they are closed here.
+// runAllowingFallback may start a second launcher: the callback is then called once for each.
+function receiveListeners(channel, opts) {
+  if (channel === null) return;
+  fs.closeSync(channel.childFd);
+  const listeners = addon().receiveListeners(channel.parentFd);
+  if (typeof opts.onListeners === 'function') {
+    opts.onListeners(listeners);
+    return;
+  }
+  listeners.then((received) => received.forEach(({ fd }) => fs.closeSync(fd)), () => {});
+}
+
 // Spawns the launcher (policy on fd 4, status back on fd 3: never in argv, which every process
-// can read) and collects what the command produced.
+// can read; with `listen`, the listeners' channel on fd 5) and collects what the command produced.
 function run(policy, opts) {
   return new Promise((resolve, reject) => {
     let child;
+    let channel = null;
     try {
+      channel = listenersChannel(policy);
       child = spawn(launcherPath(), [], {
         // Its argv[0] is what the command reads in /proc/1/cmdline: not where the package is
         // installed (the user's project or home).
         argv0: 'msb-launch',
-        stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe'],
+        stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe', ...(channel === null ? [] : [channel.childFd])],
         env: {}, // nothing from our environment reaches the launcher (LD_PRELOAD and the like)
         cwd: '/',
         detached: true, // its own process group, killed as a whole
       });
     } catch (err) {
+      if (channel !== null) [channel.parentFd, channel.childFd].forEach((fd) => fs.closeSync(fd));
       if (err instanceof UnsupportedPlatformError) {
         reject(err);
         return;
@@ -178,6 +214,7 @@ function run(policy, opts) {
       reject(new ExecError(`cannot start the exec launcher: ${err.code || err.message}`, undefined, 'spawn'));
       return;
     }
+    receiveListeners(channel, opts);
     const policyPipe = /** @type {import('stream').Writable} */ (child.stdio[4]);
     policyPipe.on('error', () => {}); // a launcher that died early reports on fd 3 or its status
     policyPipe.end(JSON.stringify(policy));
@@ -428,4 +465,8 @@ async function removeTempDir(tmp, enforced) {
   return remove();
 }
 
-module.exports = { exec, removeConfined, parseOptions, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES };
+module.exports = {
+  exec, removeConfined, parseOptions, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES,
+  // Internal, for tests only: one launcher run of a policy as built by launchPolicy().
+  _runLauncher: run,
+};

@@ -111,6 +111,13 @@ std::string_view sysop_name(SysOp op) noexcept {
     case SysOp::listxattrat: return "listxattrat";
     case SysOp::getxattrat: return "getxattrat";
     case SysOp::fstatfs: return "fstatfs";
+    case SysOp::socketpair: return "socketpair";
+    case SysOp::setsockopt: return "setsockopt";
+    case SysOp::bind: return "bind";
+    case SysOp::listen: return "listen";
+    case SysOp::sendmsg: return "sendmsg";
+    case SysOp::recvmsg: return "recvmsg";
+    case SysOp::poll: return "poll";
   }
   return "";
 }

@@ -103,6 +103,13 @@ enum class SysOp : std::uint8_t {
   listxattrat,
   getxattrat,
   fstatfs,
+  socketpair,
+  setsockopt,
+  bind,
+  listen,
+  sendmsg,
+  recvmsg,
+  poll,
 };
 
 // The call's own name ("renameat2"), "" for SysOp::none.

@@ -110,11 +110,22 @@ Status attach(int source, int place, std::uint64_t attrs) {
 }
 
 // With the network off, /etc/hosts is one of the run's own: the host's often names the host
-// (127.0.1.1 <hostname>), and only the command's loopback is there to reach.
+// (127.0.1.1 <hostname>), and only the command's loopback is there to reach. With listeners
+// (a network allowlist), so is /etc/resolv.conf: names are asked of the caller's name server,
+// which listens on the command's 127.0.0.1:53, and nothing else answers there.
 constexpr std::string_view kHostsFile = "/etc/hosts";
+constexpr std::string_view kResolvConf = "/etc/resolv.conf";
+constexpr std::string_view kOwnResolvConf = "nameserver 127.0.0.1\noptions attempts:1 timeout:2\n";
 
 bool replaced_by_own(const ExecPolicy& policy, const ExecPath& entry) {
-  return !policy.network && entry.target == kHostsFile;
+  return (!policy.network && entry.target == kHostsFile) ||
+         (policy.listen && entry.target == kResolvConf);
+}
+
+Status write_all(int fd, std::string_view text) {
+  if (::write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size()))
+    return sys_failure(SysOp::write, errno);
+  return ok_status();
 }
 
 Status make_own_hosts_file(int root) {
@@ -125,11 +136,40 @@ Status make_own_hosts_file(int root) {
   // A host /etc bound whole (hostReadPaths) keeps the host's file.
   if (!fd.valid() && (errno == EEXIST || errno == EROFS)) return ok_status();
   if (!fd.valid()) return sys_failure(SysOp::openat, errno);
-  const std::string text = std::string("127.0.0.1\tlocalhost\n127.0.1.1\t") + kNeutralHostname +
-                           "\n::1\tlocalhost ip6-localhost ip6-loopback\n";
-  if (::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size()))
-    return sys_failure(SysOp::write, errno);
-  return ok_status();
+  return write_all(fd.get(), std::string("127.0.0.1\tlocalhost\n127.0.1.1\t") + kNeutralHostname +
+                                 "\n::1\tlocalhost ip6-localhost ip6-loopback\n");
+}
+
+// A host /etc bound whole (hostReadPaths) holds the host's file, often a symlink into /run, which
+// the root does not hold: a file of the root's tmpfs is bound over it, read-only (the mount API
+// mounts on a symlink itself, never where it points), and its name removed again (the kernel
+// binds no unlinked file, so it is made with a name first).
+constexpr const char* kResolvConfSource = ".resolv.conf";
+
+Status cover_resolv_conf(int root, int etc) {
+  UniqueFd place(::openat(etc, "resolv.conf", O_PATH | O_NOFOLLOW | O_CLOEXEC));
+  // None there: the resolver's default server is 127.0.0.1 already.
+  if (!place.valid() && errno == ENOENT) return ok_status();
+  if (!place.valid()) return sys_failure(SysOp::openat, errno);
+  UniqueFd file(::openat(root, kResolvConfSource,
+                         O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644));
+  if (!file.valid()) return sys_failure(SysOp::openat, errno);
+  Status bound = write_all(file.get(), kOwnResolvConf);
+  if (bound) bound = attach(file.get(), place.get(), kReadOnly);
+  if (::unlinkat(root, kResolvConfSource, 0) != 0 && bound)
+    return sys_failure(SysOp::unlinkat, errno);
+  return bound;
+}
+
+Status make_own_resolv_conf(int root) {
+  auto etc = open_place(root, "/etc", Create::directory);
+  if (!etc) return etc.error();
+  UniqueFd fd(::openat(etc.value().get(), "resolv.conf",
+                       O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644));
+  if (!fd.valid() && (errno == EEXIST || errno == EROFS))
+    return cover_resolv_conf(root, etc.value().get());
+  if (!fd.valid()) return sys_failure(SysOp::openat, errno);
+  return write_all(fd.get(), kOwnResolvConf);
 }
 
 enum class Kind : std::uint8_t { bind, alias, pin };
@@ -464,6 +504,9 @@ Result<UniqueFd> build_root(const ExecPolicy& policy, const std::vector<UniqueFd
   if (Status s = make_skeleton(root.get(), policy.limits.memory_bytes); !s) return s.error();
   if (!policy.network) {
     if (Status s = make_own_hosts_file(root.get()); !s) return s.error();
+  }
+  if (policy.listen) {
+    if (Status s = make_own_resolv_conf(root.get()); !s) return s.error();
   }
   return root;
 }

@@ -124,6 +124,53 @@ std::optional<NamespaceMode> namespace_mode_named(std::string_view name) {
   return std::nullopt;
 }
 
+std::optional<std::uint16_t> port_of(const PolicyValue& value) {
+  std::uint64_t n = 0;
+  if (!unsigned_of(value, 65535, n) || n == 0) return std::nullopt;
+  return static_cast<std::uint16_t>(n);
+}
+
+bool apply_capture(std::vector<std::uint16_t>& capture, const PolicyValue& value) {
+  if (value.kind != Kind::array || value.items.size() > kMaxCapturePorts) return false;
+  for (const PolicyValue& item : value.items) {
+    auto port = port_of(item);
+    if (!port) return false;
+    capture.push_back(*port);
+  }
+  return true;
+}
+
+// No two listeners on one TCP port: the second bind would fail in the launcher.
+bool distinct_ports(const NetworkListen& listen) {
+  std::vector<std::uint16_t> ports = listen.capture;
+  if (listen.http) ports.push_back(*listen.http);
+  if (listen.socks) ports.push_back(*listen.socks);
+  std::sort(ports.begin(), ports.end());
+  return std::adjacent_find(ports.begin(), ports.end()) == ports.end();
+}
+
+bool apply_listen(std::optional<NetworkListen>& out, const PolicyValue& value) {
+  if (value.kind != Kind::object) return false;
+  NetworkListen listen;
+  std::vector<std::string_view> seen;
+  for (const auto& [key, item] : value.members) {
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) return false;
+    seen.emplace_back(key);
+    if (key == "http" || key == "socks") {
+      auto port = port_of(item);
+      if (!port) return false;
+      (key == "http" ? listen.http : listen.socks) = port;
+    } else if (key == "dns" && item.kind == Kind::boolean) {
+      listen.dns = item.flag;
+    } else if (key != "capture" || !apply_capture(listen.capture, item)) {
+      return false;
+    }
+  }
+  if (!distinct_ports(listen)) return false;
+  out = std::move(listen);
+  return true;
+}
+
 bool apply_paths(ExecPolicy& policy, PolicyValue& value) {
   if (value.kind != Kind::array) return false;
   for (PolicyValue& item : value.items) {
@@ -164,6 +211,7 @@ bool apply_field(ExecPolicy& policy, std::string_view key, PolicyValue& value) {
   }
   if (key == "limits") return apply_limits(policy.limits, value);
   if (key == "paths") return apply_paths(policy, value);
+  if (key == "listen") return apply_listen(policy.listen, value);
   if (key == "network" || key == "allowWeaker") {
     if (value.kind != Kind::boolean) return false;
     (key == "network" ? policy.network : policy.allow_weaker) = value.flag;
@@ -194,6 +242,7 @@ Result<ExecPolicy> parse_exec_policy(std::string_view json) {
     if (!apply_field(policy, key, value)) return Errc::invalid_config;
   }
   if (policy.argv.empty() || policy.cwd.empty()) return Errc::invalid_config;
+  if (policy.listen && policy.network) return Errc::invalid_config;
   if (policy.host_cwd.empty()) policy.host_cwd = policy.cwd;
   return policy;
 }

@@ -2,6 +2,7 @@
 // sent to the launcher as JSON and applied there before exec.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -20,6 +21,19 @@ enum class NamespaceMode : std::uint8_t {
   require,  // refuse to run without them
 };
 
+// The listening sockets the launcher makes inside the command's own network namespace and hands
+// to the caller over descriptor 5 (network_listeners.h): the command's only way out.
+struct NetworkListen {
+  std::optional<std::uint16_t> http;   // TCP 127.0.0.1:<port>, "http"
+  std::optional<std::uint16_t> socks;  // TCP 127.0.0.1:<port>, "socks"
+  bool dns = false;                    // UDP 127.0.0.1:53, "dns"
+  std::vector<std::uint16_t> capture;  // TCP 0.0.0.0:<port> each, "capture <port>"
+};
+
+// A label and the count of messages must fit what the receiver takes (fd_passing.h): http, socks,
+// dns and the end leave 60 for capture ports.
+inline constexpr std::size_t kMaxCapturePorts = 60;
+
 struct ExecPolicy {
   std::vector<std::string> argv;  // argv[0] is looked up in the PATH of `env` when it has no '/'
   std::vector<std::string> env;   // "NAME=value", the command's whole environment
@@ -29,13 +43,17 @@ struct ExecPolicy {
   std::vector<ExecPath> paths;
   ExecLimits limits;
   bool network = false;
+  // Only with `network` false: the command's network namespace gets these listeners, and its
+  // /etc/resolv.conf and /etc/hosts are the run's own.
+  std::optional<NetworkListen> listen;
   NamespaceMode namespaces = NamespaceMode::prefer;
   // Run even when a required layer is missing (the launcher still reports what it applied).
   bool allow_weaker = false;
 };
 
-// Fails with invalid_config for malformed JSON, unknown keys, relative paths, empty argv and
-// strings holding NUL.
+// Fails with invalid_config for malformed JSON, unknown keys, relative paths, empty argv,
+// strings holding NUL, and a `listen` that is malformed (ports outside 1..65535, one port twice
+// among http, socks and capture, more than kMaxCapturePorts) or given with `network` true.
 Result<ExecPolicy> parse_exec_policy(std::string_view json);
 
 // Replaces each path by the one the kernel reports for it (symlinks resolved), so containment

@@ -10,28 +10,30 @@
 namespace msb {
 
 enum class LaunchStage : std::uint8_t {
-  usage,                     // arguments were given (the policy travels on a descriptor)
-  status_fd,                 // the status channel could not be made close-on-exec
-  policy_read,               // reading the policy failed
-  policy_size,               // the policy is larger than the launcher reads
-  policy,                    // the policy is malformed
-  no_new_privs,              // PR_SET_NO_NEW_PRIVS failed
-  path,                      // a policy path cannot be opened
-  path_changed,              // a policy path names another inode than the sandbox pinned
-  namespaces,                // entering the namespaces failed after the kernel allowed them
-  namespaces_required,       // the namespace layer is indispensable and unavailable (or off)
-  namespaces_unavailable,    // "require" and the kernel refuses them
-  root,                      // the command's root could not be built or entered
-  private_proc_unavailable,  // no procfs of the command's own could be mounted
-  cwd,                       // the working directory cannot be opened or entered
-  cwd_changed,               // the working directory names another inode than the sandbox's
-  landlock,                  // the kernel refused a Landlock rule or the ruleset
-  landlock_unavailable,      // the kernel has no Landlock
-  seccomp,                   // the filter could not be installed
-  capabilities,              // the capabilities could not be dropped
-  limits,                    // a resource limit could not be set
-  pipe,                      // the PID namespace's status pipe could not be made
-  fork,                      // fork failed
+  usage,                       // arguments were given (the policy travels on a descriptor)
+  status_fd,                   // the status channel could not be made close-on-exec
+  policy_read,                 // reading the policy failed
+  policy_size,                 // the policy is larger than the launcher reads
+  policy,                      // the policy is malformed
+  no_new_privs,                // PR_SET_NO_NEW_PRIVS failed
+  path,                        // a policy path cannot be opened
+  path_changed,                // a policy path names another inode than the sandbox pinned
+  namespaces,                  // entering the namespaces failed after the kernel allowed them
+  namespaces_required,         // the namespace layer is indispensable and unavailable (or off)
+  namespaces_unavailable,      // "require" and the kernel refuses them
+  root,                        // the command's root could not be built or entered
+  private_proc_unavailable,    // no procfs of the command's own could be mounted
+  cwd,                         // the working directory cannot be opened or entered
+  cwd_changed,                 // the working directory names another inode than the sandbox's
+  landlock,                    // the kernel refused a Landlock rule or the ruleset
+  landlock_unavailable,        // the kernel has no Landlock
+  seccomp,                     // the filter could not be installed
+  capabilities,                // the capabilities could not be dropped
+  limits,                      // a resource limit could not be set
+  pipe,                        // the PID namespace's status pipe could not be made
+  fork,                        // fork failed
+  network_filter_unavailable,  // listeners were asked for and the command has no network namespace
+  network_listeners,           // the listeners could not be made or handed over on descriptor 5
 };
 
 constexpr std::string_view stage_name(LaunchStage stage) {
@@ -58,6 +60,8 @@ constexpr std::string_view stage_name(LaunchStage stage) {
     case LaunchStage::limits: return "limits";
     case LaunchStage::pipe: return "pipe";
     case LaunchStage::fork: return "fork";
+    case LaunchStage::network_filter_unavailable: return "network-filter-unavailable";
+    case LaunchStage::network_listeners: return "network-listeners";
   }
   return "unknown";
 }

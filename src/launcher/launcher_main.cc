@@ -10,12 +10,15 @@
 //   cgroup <path>                                          the memory cgroup made for this command,
 //                                                          for the caller to remove once we ended
 // Both are close-on-exec, so the command never holds them. Nothing travels in argv, which every
-// process on the host can read.
+// process on the host can read. With a policy that asks for listeners, file descriptor 5 is an
+// AF_UNIX SOCK_SEQPACKET socket: they are sent over it (network_listeners.h), then it is closed,
+// before the PID namespace's init or the command exist.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,6 +36,7 @@
 #include "launcher/launch_stage.h"
 #include "launcher/memory_cgroup.h"
 #include "launcher/namespace_layer.h"
+#include "launcher/network_listeners.h"
 #include "launcher/privileges.h"
 #include "launcher/seccomp_filter.h"
 #include "launcher/shared_memory.h"
@@ -86,12 +90,34 @@ std::string read_policy() {
   }
 }
 
-// Descriptors the caller leaked to us (anything but stdio and the status channel) would carry
-// access Landlock cannot revoke.
-void close_inherited_fds() {
-  if (::close_range(kStatusFd + 1, ~0U, 0) == 0) return;
-  long max = ::sysconf(_SC_OPEN_MAX);
-  for (long fd = kStatusFd + 1; fd < (max > 0 ? max : 65536); ++fd) ::close(static_cast<int>(fd));
+void close_fds(unsigned first, unsigned last) {
+  if (::close_range(first, last, 0) == 0) return;
+  const long max = ::sysconf(_SC_OPEN_MAX);
+  const unsigned long limit = max > 0 ? static_cast<unsigned long>(max) : 65536;
+  for (unsigned long fd = first; fd <= last && fd < limit; ++fd) ::close(static_cast<int>(fd));
+}
+
+// The listeners' channel, when the caller passed one: close-on-exec at once, so that it never
+// reaches the PID namespace's init or the command even if something below fails to close it.
+// Anything else at that number is closed with the other leaked descriptors.
+msb::UniqueFd keep_listeners_channel() {
+  int type = 0;
+  socklen_t size = sizeof type;
+  if (::getsockopt(msb::kListenersFd, SOL_SOCKET, SO_TYPE, &type, &size) != 0 ||
+      type != SOCK_SEQPACKET || ::fcntl(msb::kListenersFd, F_SETFD, FD_CLOEXEC) != 0)
+    return {};
+  return msb::UniqueFd(msb::kListenersFd);
+}
+
+// Descriptors the caller leaked to us (anything but stdio, the status channel and the listeners'
+// channel) would carry access Landlock cannot revoke.
+void close_inherited_fds(const msb::UniqueFd& channel) {
+  if (!channel.valid()) {
+    close_fds(kStatusFd + 1, ~0U);
+    return;
+  }
+  close_fds(kStatusFd + 1, msb::kListenersFd - 1);
+  close_fds(msb::kListenersFd + 1, ~0U);
 }
 
 std::string_view env_value(const std::vector<std::string>& env, std::string_view name) {
@@ -277,6 +303,25 @@ Namespaces enter_namespaces(const msb::ExecPolicy& policy, msb::LimitedIpc& ipc,
   }
   layers.miss("namespaces");
   return {};
+}
+
+// Right after the namespaces are entered, while we hold the new user namespace's capabilities
+// (so ports below 1024 bind). Without a network namespace of its own the command has no network
+// at all (Landlock and seccomp refuse it sockets): only "end" is sent then, where allowed.
+void hand_over_listeners(const msb::ExecPolicy& policy, bool own_network, msb::UniqueFd& channel) {
+  if (!policy.listen) return;
+  if (!channel.valid()) fail(msb::LaunchStage::network_listeners, EBADF);
+  std::vector<msb::Listener> listeners;
+  if (own_network) {
+    auto opened = msb::open_listeners(*policy.listen);
+    if (!opened) fail(msb::LaunchStage::network_listeners, opened.error());
+    listeners = std::move(opened.value());
+  } else if (!policy.allow_weaker) {
+    fail(msb::LaunchStage::network_filter_unavailable, 0);
+  }
+  if (msb::Status sent = msb::hand_over_listeners(channel.get(), listeners); !sent)
+    fail(msb::LaunchStage::network_listeners, sent.error());
+  channel.reset();  // our copies of the listeners go with `listeners`
 }
 
 // Only with a memory limit and namespaces: without a PID namespace nothing would wait for the
@@ -532,10 +577,13 @@ int main(int argc, char**) {
   if (::fcntl(kStatusFd, F_SETFD, FD_CLOEXEC) != 0) fail(msb::LaunchStage::status_fd, errno);
   if (argc != 1) fail(msb::LaunchStage::usage, 0);
   const std::string json = read_policy();
-  close_inherited_fds();
+  msb::UniqueFd listeners_channel = keep_listeners_channel();
+  close_inherited_fds(listeners_channel);
   auto parsed = msb::parse_exec_policy(json);
   if (!parsed) fail(msb::LaunchStage::policy, 0);
   msb::ExecPolicy& policy = parsed.value();
+  // Nothing to hand over: the caller sees the channel's end at once.
+  if (!policy.listen) listeners_channel.reset();
 
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail(msb::LaunchStage::no_new_privs, errno);
   Layers layers;
@@ -549,6 +597,7 @@ int main(int argc, char**) {
   std::optional<msb::MemoryCgroup> cgroup = join_memory_cgroup(policy);
   msb::LimitedIpc ipc;
   const Namespaces ns = enter_namespaces(policy, ipc, layers);
+  hand_over_listeners(policy, ns.network, listeners_channel);
   bound_shared_memory(policy, ns.entered, ipc, cgroup, layers);
   // Moves into another cgroup (one of the command's own) belong above this line: the cgroup
   // namespace is rooted where the launcher is when it is entered.

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "launcher/namespace_layer.h"
 #include "launcher/seccomp_filter.h"
@@ -140,6 +142,79 @@ TEST(ExecPolicy, RefusesMalformedPolicies) {
       EXPECT_EQ(policy.error().code, Errc::invalid_config) << json;
     }
   }
+}
+
+// A policy with `listen` added to the minimal one.
+Result<ExecPolicy> with_listen(const std::string& listen) {
+  return parse_exec_policy(R"({"argv":["ls"],"cwd":"/work","listen":)" + listen + "}");
+}
+
+TEST(ExecPolicy, ParsesTheListenersOfANetworkAllowlist) {
+  auto policy = with_listen(R"({"http": 3128, "socks": 1080, "dns": true, "capture": [80, 443]})");
+  ASSERT_TRUE(policy.ok());
+  ASSERT_TRUE(policy.value().listen.has_value());
+  const NetworkListen& listen = *policy.value().listen;
+  EXPECT_EQ(listen.http, std::optional<std::uint16_t>(3128));
+  EXPECT_EQ(listen.socks, std::optional<std::uint16_t>(1080));
+  EXPECT_TRUE(listen.dns);
+  EXPECT_EQ(listen.capture, (std::vector<std::uint16_t>{80, 443}));
+  EXPECT_FALSE(policy.value().network);
+
+  auto empty = with_listen("{}");
+  ASSERT_TRUE(empty.ok());
+  ASSERT_TRUE(empty.value().listen.has_value());
+  EXPECT_FALSE(empty.value().listen->http.has_value());
+  EXPECT_FALSE(empty.value().listen->dns);
+  EXPECT_TRUE(empty.value().listen->capture.empty());
+  EXPECT_TRUE(with_listen(R"({"http": 65535, "socks": 1, "dns": false})").ok());
+  EXPECT_FALSE(parse_exec_policy(kMinimal).value().listen.has_value());
+}
+
+TEST(ExecPolicy, RefusesMalformedListeners) {
+  std::string sixty_one = "[";
+  for (int port = 1000; port < 1061; ++port)
+    sixty_one += (port > 1000 ? "," : "") + std::to_string(port);
+  sixty_one += "]";
+  const std::string bad[] = {
+      "null",
+      "[]",
+      "true",
+      R"({"http": 0})",
+      R"({"http": 65536})",
+      R"({"http": -1})",
+      R"({"http": 80.5})",
+      R"({"http": "80"})",
+      R"({"http": 1e3})",
+      R"({"socks": null})",
+      R"({"dns": 1})",
+      R"({"dns": "yes"})",
+      R"({"capture": 80})",
+      R"({"capture": [0]})",
+      R"({"capture": [80, 80]})",
+      R"({"capture": ["80"]})",
+      R"({"http": 80, "capture": [80]})",
+      R"({"http": 1080, "socks": 1080})",
+      R"({"http": 1, "http": 2})",
+      R"({"udp": 53})",
+      R"({"capture": )" + sixty_one + "}",
+  };
+  for (const std::string& listen : bad) {
+    auto policy = with_listen(listen);
+    EXPECT_FALSE(policy.ok()) << listen;
+    if (!policy.ok()) {
+      EXPECT_EQ(policy.error().code, Errc::invalid_config) << listen;
+    }
+  }
+  // The listeners replace the network: never both.
+  EXPECT_FALSE(
+      parse_exec_policy(R"({"argv":["ls"],"cwd":"/work","network":true,"listen":{"http":3128}})")
+          .ok());
+  EXPECT_TRUE(
+      parse_exec_policy(R"({"argv":["ls"],"cwd":"/work","network":false,"listen":{"http":3128}})")
+          .ok());
+  // Sixty capture ports are the most a receiver takes alongside http, socks, dns and the end.
+  std::string sixty = sixty_one.substr(0, sixty_one.rfind(',')) + "]";
+  EXPECT_TRUE(with_listen(R"({"http":1,"socks":2,"dns":true,"capture":)" + sixty + "}").ok());
 }
 
 TEST(ExecPolicy, ReadsEscapesAndUtf8) {
