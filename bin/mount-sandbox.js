@@ -10,7 +10,7 @@ const fs = require('fs');
 const ms = require('../lib/index.js');
 // The CLI's only private import (see there for why it is not public API).
 const {
-  sandboxFor, protectionOf, rulesFor, loadTrustedProgramConfig, launcherPath, apparmor, MAX_TIMEOUT_MS,
+  sandboxFor, protectionOf, rulesFor, loadTrustedProgramConfig, launcherPath, apparmor, MAX_TIMEOUT_MS, parseNetwork,
 } = require('../lib/cli-support.js');
 const { version } = require('../package.json');
 
@@ -71,17 +71,21 @@ Exit status: 0 explained; 1 invalid config or worker file; 2 usage error.`,
   },
   exec: {
     synopsis: 'mount-sandbox exec [options] -- command [args...]',
-    takes: ['--config', '--worker', '--cwd', '--timeout', '--network', '--allow-weaker', '--verbose', '--json'],
+    takes: ['--config', '--worker', '--cwd', '--timeout', '--network', '--allow', '--deny', '--allow-weaker', '--verbose', '--json'],
     summary: 'Run a command confined by the kernel to the sandbox, as sandbox.exec() does.',
     help: `Run a command confined by the kernel to the program's sandbox (or a worker's narrower
 one), as sandbox.exec() does: it can read and write only what the sandbox allows, and has no
-network unless --network. Its output is passed through as it is.
+network unless --network, --allow or the config's network setting gives it some. Its output is
+passed through as it is.
 
 Options:
 ${CONFIG_OPTION}
 ${WORKER_OPTION.exec}
   --cwd /virtual/dir  the working directory, a virtual path (default: /)
-  --network           let the command use the network
+  --network           let the command use the host's network
+  --allow host[:port] let the command reach this host only by name, through the sandbox's judge
+                      (repeat it; *.example.com for subdomains; within the config's network)
+  --deny host[:port]  never let it reach this host, even where an --allow entry covers it
   --timeout ms        kill the command after this many milliseconds (default 30000, 1 to 300000)
   --allow-weaker      run even when an enforcement layer the kernel lacks is required
   --verbose           print the enforcement layers applied to stderr
@@ -89,7 +93,7 @@ ${JSON_OPTION}
 
 With --json the command's output is not passed through: {"ok": true, "exitStatus" (this
 command's exit status), "exitCode", "signal", "timedOut", "truncated", "stdout", "stderr",
-"view", "enforcement"}, as sandbox.exec() returns them. An error is {"ok": false, "error":
+"view", "enforcement", "network"}, as sandbox.exec() returns them. An error is {"ok": false, "error":
 {"code", "message", ...}} with the same exit status (code USAGE for a usage error).
 
 Exit status: the command's; 124 on timeout; 128+n when killed by signal n; 1 when the sandbox
@@ -152,6 +156,8 @@ function shown(value) {
 // COMMANDS entry lists.
 const VALUE_OPTIONS = ['--config', '--worker', '--cwd', '--timeout'];
 const SWITCHES = ['--network', '--allow-weaker', '--verbose', '--json'];
+// Options given as often as needed, collected in order.
+const LIST_OPTIONS = ['--allow', '--deny'];
 const PATH_OPTIONS = ['--config', '--worker'];
 
 // { positional, options, flags, command, problem }: options by name ('--config': 'dir'), flags
@@ -176,7 +182,12 @@ function parseArgs(argv) {
     if (arg === '--help' || arg === '-h') flags.help = true;
     else if (arg === '--version' || arg === '-V') flags.version = true;
     else if (SWITCHES.includes(arg)) set(arg, true);
-    else if (VALUE_OPTIONS.includes(arg)) {
+    else if (LIST_OPTIONS.includes(arg)) {
+      const value = argv[i + 1];
+      if (value === undefined || value.startsWith('--') || value === '') problem ??= `${arg} needs a host[:port]`;
+      else options[arg] = [...(options[arg] || []), value];
+      i++;
+    } else if (VALUE_OPTIONS.includes(arg)) {
       const value = argv[i + 1];
       // "--config --verbose" is a forgotten value, not a config named --verbose; "--config ''"
       // an empty variable, not the current directory.
@@ -426,9 +437,38 @@ async function sandboxOf(args) {
   return { config, ...(await sandboxFor(config, workerFile)) };
 }
 
+// --network, or --allow/--deny: the network the command asks for (undefined: the sandbox's own).
+// --deny alone narrows the config's allowlist.
+function networkOption(given, sandbox) {
+  const allow = given['--allow'];
+  const deny = given['--deny'];
+  if (given['--network'] === true && (allow || deny)) throw new UsageError('give either --network or --allow/--deny, not both');
+  if (given['--network'] === true) return true;
+  if (allow === undefined && deny === undefined) return undefined;
+  const declared = sandbox.describe().network;
+  if (allow === undefined && declared.mode !== 'filtered') {
+    throw new UsageError('--deny narrows an allowlist: give --allow too, or a config whose sandbox has network: { allow: [...] }');
+  }
+  const value = { allow: allow ?? declared.allow, deny: deny ?? [] };
+  try {
+    parseNetwork(value, 'network');
+  } catch (error) {
+    throw new UsageError(String(error.message).replace(/^network\.allow\[(\d+)\]/, (_, i) => `--allow ${shown(value.allow[i])}`)
+      .replace(/^network\.deny\[(\d+)\]/, (_, i) => `--deny ${shown(value.deny[i])}`));
+  }
+  return value;
+}
+
+function networkLines(network) {
+  if (network === null) return [];
+  const shown = (d) => `${d.host}${d.port === null ? '' : `:${d.port}`}`;
+  const lines = network.allowed.map((a) => `[mount-sandbox] network: reached ${shown(a)} (${a.connections} connection${a.connections === 1 ? '' : 's'}, ${a.bytes} bytes)`);
+  return [...lines, ...network.denied.map((d) => `[mount-sandbox] network: refused ${shown(d)} (${d.reason})`)];
+}
+
 async function exec(args) {
   const given = args.options;
-  const options = { network: given['--network'] === true, allowWeakerEnforcement: given['--allow-weaker'] === true };
+  const options = { allowWeakerEnforcement: given['--allow-weaker'] === true };
   if (given['--cwd'] !== undefined) options.cwd = given['--cwd'];
   if (given['--timeout'] !== undefined) options.timeoutMs = Number(given['--timeout']); // checked in checkArgs
   const { sandbox } = await sandboxOf(args);
@@ -436,11 +476,14 @@ async function exec(args) {
     const why = given['--worker'] !== undefined ? 'the worker is a pure function' : 'the config has no sandbox section';
     throw new Refusal('NO_SANDBOX', `this sandbox allows no file access (${why}), so there is nothing to run a command in`);
   }
+  const network = networkOption(given, sandbox);
+  if (network !== undefined) options.network = network;
   const result = await sandbox.exec(args.command, options);
   const lines = [];
   if (given['--verbose'] && !given['--json']) { // the document has result.enforcement
     const { landlockAbi, layers, missing } = result.enforcement;
     lines.push(`[mount-sandbox] Landlock ABI ${landlockAbi}; applied: ${layers.join(', ')}; missing: ${missing.join(', ') || 'none'}`);
+    lines.push(...networkLines(result.network));
   }
   let code = result.exitCode;
   if (result.timedOut) code = 124;
@@ -456,6 +499,7 @@ async function exec(args) {
     stderr: result.stderr,
     view: result.view,
     enforcement: result.enforcement,
+    network: result.network,
   };
   return { code, report, lines, stdout: result.stdout, stderr: withNewline(result, args.command) };
 }

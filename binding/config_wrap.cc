@@ -28,6 +28,34 @@ const char* layout_name(msb::SandboxLayout layout) {
   return "mounts";
 }
 
+Napi::Array network_entries(Napi::Env env, const std::vector<msb::NetworkEntry>& entries) {
+  Napi::Array out = Napi::Array::New(env, entries.size());
+  for (uint32_t i = 0; i < entries.size(); ++i) {
+    Napi::Object entry = Napi::Object::New(env);
+    entry.Set("text", text(env, entries[i].text));
+    entry.Set("line", Napi::Number::New(env, entries[i].line));
+    entry.Set("column", Napi::Number::New(env, entries[i].column));
+    out.Set(i, entry);
+  }
+  return out;
+}
+
+// false, true, or { allow, deny, line, column } with each entry's place (lib/program.js checks the
+// entries and reports a bad one where it is written). Unset: not set at all.
+void set_network(Napi::Env env, Napi::Object& out, const msb::NetworkSetting& network) {
+  if (network.kind == msb::NetworkKind::unset) return;
+  if (network.kind != msb::NetworkKind::allowlist) {
+    out.Set("network", Napi::Boolean::New(env, network.kind == msb::NetworkKind::host));
+    return;
+  }
+  Napi::Object lists = Napi::Object::New(env);
+  lists.Set("allow", network_entries(env, network.allow));
+  lists.Set("deny", network_entries(env, network.deny));
+  lists.Set("line", Napi::Number::New(env, network.line));
+  lists.Set("column", Napi::Number::New(env, network.column));
+  out.Set("network", lists);
+}
+
 Napi::Object sandbox_object(Napi::Env env, const msb::ProgramSandbox& sandbox) {
   Napi::Object out = Napi::Object::New(env);
   out.Set("layout", text(env, layout_name(sandbox.layout)));
@@ -42,6 +70,7 @@ Napi::Object sandbox_object(Napi::Env env, const msb::ProgramSandbox& sandbox) {
     mounts.Set(i, mount);
   }
   out.Set("mounts", mounts);
+  set_network(env, out, sandbox.network);
   return out;
 }
 
@@ -99,6 +128,7 @@ Napi::Object worker_object(Napi::Env env, const msb::WorkerDeclaration& worker) 
     }
     sandbox.Set("zones", zones);
   }
+  set_network(env, sandbox, worker.network);
   Napi::Object out = Napi::Object::New(env);
   out.Set("name", worker.name.empty() ? env.Null() : text(env, worker.name));
   out.Set("sandbox", sandbox);

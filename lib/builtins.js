@@ -6,9 +6,13 @@
 // "util" is not supported'), which would make a bundled copy of the package fail at import;
 // this way it imports, and creating a sandbox can say it was bundled (lib/native.js).
 const childProcess = process.getBuiltinModule?.('child_process') ?? require('child_process');
+const dgram = process.getBuiltinModule?.('dgram') ?? require('dgram');
+const dns = process.getBuiltinModule?.('dns') ?? require('dns');
 const fs = process.getBuiltinModule?.('fs') ?? require('fs');
+const http = process.getBuiltinModule?.('http') ?? require('http');
+const net = process.getBuiltinModule?.('net') ?? require('net');
 const os = process.getBuiltinModule?.('os') ?? require('os');
 const path = process.getBuiltinModule?.('path') ?? require('path');
 const util = process.getBuiltinModule?.('util') ?? require('util');
 
-module.exports = { childProcess, fs, os, path, util };
+module.exports = { childProcess, dgram, dns, fs, http, net, os, path, util };

@@ -2,7 +2,8 @@
 
 // The one internal module bin/mount-sandbox.js imports besides the public entry: what the CLI
 // needs that is not public API (lexical rule lookup, the trust checks for a config or worker file
-// named by hand, the launcher's path, the AppArmor profile, exec's timeout bound). Kept out of
+// named by hand, the launcher's path, the AppArmor profile, exec's timeout bound, the network
+// entries' grammar for --allow/--deny). Kept out of
 // the public surface because it is shaped by the CLI's output and may change with it; everything
 // else the CLI uses goes through lib/index.js like any caller.
 const ms = require('./index');
@@ -15,6 +16,7 @@ const { launcherPath } = require('./launcher');
 const apparmor = require('./apparmor');
 const { isWithin } = require('./paths');
 const { MAX_TIMEOUT_MS } = require('./exec-options');
+const { parseNetwork } = require('./network-policy');
 
 // The sandbox a program config gives its commands (null: no file access), unable to change what
 // the next run trusts; with a worker file, that worker's narrower view, once the file is shown to
@@ -37,4 +39,5 @@ function protectionOf(sandbox, hostPath) {
 
 module.exports = {
   sandboxFor, protectionOf, rulesFor, checkConfigsAbove, loadTrustedProgramConfig, launcherPath, apparmor, MAX_TIMEOUT_MS,
+  parseNetwork,
 };

@@ -59,6 +59,16 @@ const WGET_REFUSED = /^failed: Permission denied\.$/;
 const PYTHON_BARE_REFUSAL = /^PermissionError: \[Errno 13\] Permission denied$/;
 const PYTHON_SOCKET_FRAME = /File "[^"]*\/socket\.py", line \d+/;
 const NETWORK_NOTE = 'Note: Network access is disabled for this worker.';
+
+// With an allowlist and no refusal of the judge's to name (those have their own note), the
+// command went where no route leads: an address dialled directly, a port the judge does not serve.
+function networkNote(context) {
+  if (context.network === 'off') return NETWORK_NOTE;
+  if (context.refusals > 0) return null;
+  const allowed = context.allowed.length === 0 ? 'no destination' : context.allowed.join(', ');
+  return `Note: this command's network reaches only ${allowed}, by name (through HTTP_PROXY, or ports 80 and 443 ` +
+    'and the ports the entries name); addresses dialled directly and other destinations are unreachable.';
+}
 const MAX_PATH_NOTES = 5;
 
 // Paths an error line names: quoted ones ('x', ‘x’, "x"), the one before ": Permission denied"
@@ -159,7 +169,8 @@ async function fileToolNote(lines, sandbox, cwd, view, context) {
  * @param {object} sandbox
  * @param {{ host: string, view: string }} cwd
  * @param {{ workspace: string, cwd: string } | null} view
- * @param {{ network: boolean, readOnly: string[], mounts: object[], hostReadPaths: string[] }} context
+ * @param {{ network: 'off' | 'host' | 'filtered', allowed?: string[], refusals?: number, readOnly: string[], mounts: object[], hostReadPaths: string[] }} context
+ *   allowed, refusals: with an allowlist, its entries and how many destinations the judge refused
  *   readOnly: virtual paths bound read-only besides the read-only mounts; mounts: execPaths()
  */
 async function guidingNotes(result, sandbox, cwd, view, context) {
@@ -170,9 +181,11 @@ async function guidingNotes(result, sandbox, cwd, view, context) {
   const aboutNetwork = (line) => NETWORK_PATTERN.test(line) || (ownNetwork && REFUSED_PATTERN.test(line)) ||
     WGET_REFUSED.test(line) || (inSocketPy && PYTHON_BARE_REFUSAL.test(line));
   const lines = result.stderr.split('\n');
-  if (!context.network && lines.some(aboutNetwork)) notes.push(NETWORK_NOTE);
+  // With an allowlist, the note on what the judge refused is exec's (lib/exec-network.js).
+  const network = context.network !== 'host' && lines.some(aboutNetwork) ? networkNote(context) : null;
+  if (network !== null) notes.push(network);
   // A refused connect says "Permission denied" too: that line is the network note's.
-  const otherLines = lines.filter((line) => context.network || !aboutNetwork(line));
+  const otherLines = lines.filter((line) => context.network === 'host' || !aboutNetwork(line));
   const refused = otherLines.filter((line) => PERMISSION_PATTERN.test(line));
   if (refused.length > 0) {
     const named = readOnlyNotes(refused, sandbox, cwd, view, context);

@@ -6,6 +6,7 @@ const { path } = require('./builtins');
 const { plainData } = require('./plain');
 const { SYSTEM_PATHS } = require('./exec-view');
 const { isWithin } = require('./paths');
+const { parseNetwork, parseEntry } = require('./network-policy');
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const MAX_TIMEOUT_MS = 300_000;
@@ -21,7 +22,7 @@ const MAX_PROCESSES = 4_194_304;
 
 const OPTIONS = [
   'cwd', 'env', 'stdin', 'timeoutMs', 'maxOutputBytes', 'network', 'namespaces',
-  'allowWeakerEnforcement', 'hostReadPaths', 'workspace', 'limits', 'protectGit',
+  'allowWeakerEnforcement', 'hostReadPaths', 'workspace', 'limits', 'protectGit', 'grant', 'onRequest',
 ];
 const LIMITS = ['processes', 'memoryBytes', 'cpuSeconds'];
 const NAMESPACE_MODES = ['require', 'prefer', 'off'];
@@ -126,6 +127,27 @@ function checkLimits(limits) {
   return out;
 }
 
+// Entries an approval grants to this one call, beyond the sandbox's network (never past its deny
+// list): { network: ['github.com:443'] }.
+function checkGrant(grant) {
+  if (grant === undefined) return null;
+  if (grant === null || typeof grant !== 'object' || Array.isArray(grant)) {
+    throw new TypeError('expected an object like { network: ["github.com:443"] } for grant');
+  }
+  for (const key of Object.keys(grant)) {
+    if (key !== 'network') throw new TypeError(`unknown key "${key}" in grant (allowed: network)`);
+  }
+  if (grant.network === undefined) return null;
+  if (!Array.isArray(grant.network)) throw new TypeError('expected an array of host[:port] strings for grant.network');
+  grant.network.forEach((text, i) => parseEntry(text, `grant.network[${i}]`));
+  return [...grant.network];
+}
+
+function checkOnRequest(onRequest) {
+  if (onRequest === undefined || typeof onRequest === 'function') return onRequest ?? null;
+  throw new TypeError('expected a function ({ host, port }) => boolean | Promise<boolean> for onRequest');
+}
+
 function checkStdin(stdin) {
   if (stdin === undefined || typeof stdin === 'string' || stdin instanceof Uint8Array) return;
   throw new TypeError('expected a string or Uint8Array for stdin');
@@ -156,7 +178,10 @@ function parseOptions(given) {
     cwd: options.cwd ?? '/',
     timeoutMs: boundedInteger(options.timeoutMs, 'timeoutMs', DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS),
     maxOutputBytes: boundedInteger(options.maxOutputBytes, 'maxOutputBytes', DEFAULT_MAX_OUTPUT_BYTES, MAX_OUTPUT_BYTES),
-    network: booleanOption(options.network, 'network'),
+    // undefined: the sandbox's own network (lib/network-scope.js)
+    network: options.network === undefined ? undefined : parseNetwork(options.network, 'network'),
+    grant: checkGrant(options.grant),
+    onRequest: checkOnRequest(options.onRequest),
     allowWeaker: booleanOption(options.allowWeakerEnforcement, 'allowWeakerEnforcement'),
     namespaces,
     hostReadPaths,

@@ -18,8 +18,10 @@ const ETC_ENTRIES = [
   'ld.so.cache', 'localtime', 'magic', 'mime.types', 'nsswitch.conf', 'os-release', 'passwd',
   'profile', 'protocols', 'services', 'ssl/certs', 'ssl/openssl.cnf', 'terminfo', 'timezone',
 ];
-// Name resolution, needed only with the network on.
+// Name resolution, needed only with the network on; with an allowlist the launcher writes the
+// command's own resolv.conf (naming the DNS stub) and hosts.
 const ETC_NETWORK_ENTRIES = ['gai.conf', 'host.conf', 'resolv.conf'];
+const ETC_FILTERED_ENTRIES = ['gai.conf', 'host.conf'];
 const DEVICES = ['/dev/null', '/dev/zero', '/dev/full', '/dev/random', '/dev/urandom'];
 
 // Where a virtual path appears in the command's root.
@@ -66,13 +68,17 @@ function checkMountTargets(sandboxPaths) {
 const readable = (p) => ({ path: p, access: 'read', target: p });
 
 // What every command may read to start at all, at the same paths as on the host.
+// `network`: the host's network (true), an allowlist ('filtered'), or none.
 function systemPaths(network) {
-  const etc = [...ETC_ENTRIES, ...(network ? ETC_NETWORK_ENTRIES : [])].map((name) => `/etc/${name}`);
+  const extra = network === true ? ETC_NETWORK_ENTRIES : network === 'filtered' ? ETC_FILTERED_ENTRIES : [];
+  const etc = [...ETC_ENTRIES, ...extra].map((name) => `/etc/${name}`);
   return [...SYSTEM_PATHS, ...etc].map(readable);
 }
 
-function launchPolicy(sandboxPaths, protectedPaths, opts, argv, cwd, tmp) {
-  const env = { PATH: DEFAULT_PATH, HOME: '/tmp', TMPDIR: '/tmp', LANG: 'C.UTF-8', ...opts.env };
+// `network`: lib/exec-network.js networkLaunch(); its variables win over the caller's, which could
+// only point clients at proxies the command cannot reach.
+function launchPolicy(sandboxPaths, protectedPaths, opts, argv, cwd, tmp, network) {
+  const env = { PATH: DEFAULT_PATH, HOME: '/tmp', TMPDIR: '/tmp', LANG: 'C.UTF-8', ...opts.env, ...network.env };
   return {
     argv,
     env: Object.entries(env).map(([k, v]) => `${k}=${v}`),
@@ -80,7 +86,7 @@ function launchPolicy(sandboxPaths, protectedPaths, opts, argv, cwd, tmp) {
     hostCwd: cwd.host,
     cwdId: cwd.id,
     paths: [
-      ...systemPaths(opts.network),
+      ...systemPaths(network.listen ? 'filtered' : network.network),
       // Read by commands where the launcher cannot build their root (namespaces off).
       { path: '/proc', access: 'read' },
       ...opts.hostReadPaths.map(readable),
@@ -89,7 +95,8 @@ function launchPolicy(sandboxPaths, protectedPaths, opts, argv, cwd, tmp) {
       ...sandboxPaths.map((e) => (e.target === undefined ? e : { ...e, target: viewPath(opts.workspace, e.target) })),
       ...protectedPaths.map((p) => ({ path: p, access: 'protect' })),
     ],
-    network: opts.network,
+    network: network.network,
+    ...(network.listen ? { listen: network.listen } : {}),
     namespaces: opts.namespaces,
     allowWeaker: opts.allowWeaker,
     limits: opts.limits,

@@ -17,6 +17,9 @@ const { plainData } = require('./plain');
 const { parseOptions, checkArgv, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES } = require('./exec-options');
 const { DEFAULT_PATH, workingDirectory, checkMountTargets, readable, systemPaths, launchPolicy, viewPath } = require('./exec-view');
 const { guidingNotes } = require('./exec-notes');
+const { commandNetwork } = require('./network-scope');
+const { describeNetwork } = require('./network-policy');
+const { networkLaunch, startJudge, enforcedMode, refusedNote } = require('./exec-network');
 
 const typeError = (message) => new TypeError(message);
 
@@ -188,9 +191,29 @@ function receiveListeners(channel, opts) {
   listeners.then((received) => received.forEach(({ fd }) => fs.closeSync(fd)), () => {});
 }
 
+// With `network` ({ policy, onRequest }), the judge serves the listeners while the command runs
+// (lib/exec-network.js); without it, `opts.onListeners` gets them. Resolves the judge, or null
+// where the launcher made none (no network namespace). A judge that cannot start kills the
+// command: it would otherwise wait on connections nobody answers.
+function serveNetwork(channel, opts, network, kill) {
+  if (channel === null || network === null) {
+    receiveListeners(channel, opts);
+    return Promise.resolve(null);
+  }
+  fs.closeSync(channel.childFd);
+  const judge = startJudge(network.policy, addon().receiveListeners(channel.parentFd), network.onRequest)
+    .catch((error) => {
+      kill();
+      throw new ExecError(`cannot serve the command's network: ${error.message}`, undefined, 'network');
+    });
+  judge.catch(() => {}); // reported when the command has ended
+  return judge;
+}
+
 // Spawns the launcher (policy on fd 4, status back on fd 3: never in argv, which every process
 // can read; with `listen`, the listeners' channel on fd 5) and collects what the command produced.
-function run(policy, opts) {
+// With `network`, the judge that served the command comes back as `judge`.
+function run(policy, opts, network = null) {
   return new Promise((resolve, reject) => {
     let child;
     let channel = null;
@@ -214,7 +237,7 @@ function run(policy, opts) {
       reject(new ExecError(`cannot start the exec launcher: ${err.code || err.message}`, undefined, 'spawn'));
       return;
     }
-    receiveListeners(channel, opts);
+    const judge = serveNetwork(channel, opts, network, () => killGroup(child.pid));
     const policyPipe = /** @type {import('stream').Writable} */ (child.stdio[4]);
     policyPipe.on('error', () => {}); // a launcher that died early reports on fd 3 or its status
     policyPipe.end(JSON.stringify(policy));
@@ -246,7 +269,12 @@ function run(policy, opts) {
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       const status = parseStatus(statusText);
-      const done = () => resolve({ status, code, signal, stdout, stderr, timedOut });
+      // The judge's connections end with the command's namespace; its listeners end here.
+      const served = judge.then(async (j) => {
+        if (j !== null) await j.close();
+        return j;
+      });
+      const done = () => served.then((j) => resolve({ status, code, signal, stdout, stderr, timedOut, judge: j }), reject);
       if (status.cgroup === null) done();
       else removeCgroup(status.cgroup).then(done);
     });
@@ -288,12 +316,12 @@ async function removeCgroup(dir) {
 // for that launcher to go without namespaces. Where the caller allows that ("prefer", or
 // allowWeakerEnforcement), a second launcher runs with namespaces "off" (the command had not
 // started); it still refuses where the layer is indispensable, as the first would have.
-async function runAllowingFallback(policy, opts) {
-  const ran = await run(policy, opts);
+async function runAllowingFallback(policy, opts, network) {
+  const ran = await run(policy, opts, network);
   const { error } = ran.status;
   const allowed = policy.namespaces === 'prefer' || policy.allowWeaker;
   if (!error || !allowed || !refusedIdMaps(error.stage, error.errno)) return ran;
-  return run({ ...policy, namespaces: 'off' }, opts);
+  return run({ ...policy, namespaces: 'off' }, opts, network);
 }
 
 // `handle` is the sandbox's native object (for its pinned mount sources).
@@ -301,6 +329,8 @@ async function exec(sandbox, handle, givenArgv, options = {}) {
   const argv = Array.isArray(givenArgv) ? plainData(givenArgv, typeError, 'argv') : givenArgv;
   checkArgv(argv);
   const opts = parseOptions(options);
+  // A network wider than the sandbox's is refused before anything is made.
+  const network = commandNetwork(sandbox, opts);
   const cwd = await workingDirectory(sandbox, opts.cwd, opts.workspace);
   const sandboxPaths = handle.execPaths();
   checkMountTargets(sandboxPaths);
@@ -310,7 +340,7 @@ async function exec(sandbox, handle, givenArgv, options = {}) {
   let result = null;
   let failure = null;
   try {
-    result = await runCommand(state, sandbox, sandboxPaths, argv, opts, cwd);
+    result = await runCommand(state, sandbox, sandboxPaths, argv, { ...opts, network }, cwd);
   } catch (error) {
     failure = error;
   }
@@ -340,8 +370,9 @@ async function runCommand(state, sandbox, sandboxPaths, argv, opts, cwd) {
   const names = await namesToWatch(absentNames(sandbox), state.mounts);
   state.watch = names.watch;
   const protectedPaths = [...protectedFiles(sandbox).filter((file) => fs.existsSync(file)), ...names.bind];
-  const policy = launchPolicy(sandboxPaths, protectedPaths, opts, argv, cwd, state.tmp);
-  const ran = await runAllowingFallback(policy, opts);
+  const launch = networkLaunch(opts.network);
+  const policy = launchPolicy(sandboxPaths, protectedPaths, opts, argv, cwd, state.tmp, launch);
+  const ran = await runAllowingFallback(policy, opts, { policy: opts.network, onRequest: opts.onRequest });
   const { status } = ran;
   state.enforced = status.ok;
   if (status.error) {
@@ -362,7 +393,12 @@ async function runCommand(state, sandbox, sandboxPaths, argv, opts, cwd) {
     truncated: ran.stdout.truncated || ran.stderr.truncated,
     timedOut: ran.timedOut,
     view,
-    enforcement: { ...status.ok, limits: enforcedLimits(opts.limits, status.ok.layers) },
+    enforcement: {
+      ...status.ok,
+      limits: enforcedLimits(opts.limits, status.ok.layers),
+      network: enforcedMode(opts.network, status.ok.layers, ran.judge !== null),
+    },
+    network: ran.judge === null ? null : ran.judge.report(),
     removedAfterRun: [], // filled in by exec() once the command's leftovers are removed
     cleanupFailed: [],
   };
@@ -380,8 +416,14 @@ async function runCommand(state, sandbox, sandboxPaths, argv, opts, cwd) {
     .map((p) => virtualPathOf(p, state.mounts))
     .filter((p) => p !== null);
   result.stderr = await guidingNotes(result, sandbox, cwd, view, {
-    network: opts.network, readOnly, mounts: state.mounts, hostReadPaths: opts.hostReadPaths,
+    network: result.enforcement.network,
+    allowed: [...describeNetwork(opts.network).allow],
+    refusals: result.network === null ? 0 : result.network.denied.length,
+    readOnly, mounts: state.mounts, hostReadPaths: opts.hostReadPaths,
   });
+  // Whatever the exit status: a client may swallow the refusal, and the model should still know.
+  const refused = refusedNote(result.network, opts.network);
+  if (refused !== null) result.stderr = `${result.stderr.replace(/\n$/, '')}${result.stderr === '' ? '' : '\n\n'}${refused}\n`;
   return result;
 }
 // What the check after the run could not read or remove (the private /tmp aside, which no later

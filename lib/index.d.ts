@@ -128,6 +128,32 @@ export interface MountSandboxConfig extends MountPolicyConfig {
    * @default 5
    */
   maxDepth?: number;
+  /**
+   * The network this sandbox's commands get, and the most any call may ask for (see
+   * ExecOptions.network). Unset: no network unless a call asks, and then whatever it asks for.
+   */
+  network?: NetworkSetting;
+}
+
+/**
+ * Entries are `host[:port]`: an exact name (case-insensitive, a trailing dot ignored),
+ * `*.example.com` for its subdomains (not the apex), an IP literal (`[2001:db8::1]:443` for IPv6).
+ * `*` and wildcards over public suffixes (`*.com`, `*.co.uk`, `*.github.io`) are refused in allow.
+ */
+export interface NetworkAllowlist {
+  /** What the command may reach; empty means no network. */
+  allow: string[];
+  /** Never reachable, even where allow (or a grant, or onRequest) covers it. */
+  deny?: string[];
+}
+
+/** false: no network; true: the host's network; an allowlist: those destinations, by name. */
+export type NetworkSetting = boolean | NetworkAllowlist;
+
+export interface NetworkDescription {
+  mode: 'off' | 'host' | 'filtered';
+  allow: string[];
+  deny: string[];
 }
 
 export interface SubWorkerRestriction {
@@ -135,6 +161,8 @@ export interface SubWorkerRestriction {
   readonly?: boolean;
   /** Tightens approvals (never loosens them). */
   approval?: ApprovalConfig;
+  /** Narrows the network (PermissionEscalationError if wider); deny lists add up. */
+  network?: NetworkSetting;
 }
 
 export interface ZoneRequest {
@@ -169,6 +197,8 @@ export interface SandboxDescription extends MountRules {
   mounts: DescribedMount[];
   depth: number;
   maxDepth: number;
+  /** The most its commands may reach; declared false where nothing set it (then any call may ask). */
+  network: NetworkDescription & { declared: boolean };
 }
 
 export interface GlobResult {
@@ -267,6 +297,21 @@ export interface ProgramSandboxConfig extends MountRules {
   /** Present (true) only where the file says `allowPseudoFilesystem: true` for the root. */
   allowPseudoFilesystem?: true;
   mounts: (DescribedMount & { zone?: string })[];
+  /** `network:` as written (entries with their place in the file); absent when not set. */
+  network?: boolean | ConfigNetworkLists;
+}
+
+export interface ConfigNetworkEntry {
+  text: string;
+  line: number;
+  column: number;
+}
+
+export interface ConfigNetworkLists {
+  allow: ConfigNetworkEntry[];
+  deny: ConfigNetworkEntry[];
+  line: number;
+  column: number;
 }
 
 export interface ProgramConfig {
@@ -289,6 +334,7 @@ export interface WorkerDeclaration {
     readonly?: boolean;
     approval?: ApprovalConfig;
     zones?: { name: string; mode: 'ro' | 'rw'; line: number; column: number }[];
+    network?: boolean | ConfigNetworkLists;
   };
 }
 
@@ -380,10 +426,21 @@ export interface ExecOptions {
    * false: the command gets a network namespace with only its own loopback (sockets work, but
    * reach nothing of the host or beyond); where there is none, no TCP (Landlock) and no sockets
    * at all (seccomp). true: the host's network, still without its unix socket files or its
-   * abstract unix sockets.
-   * @default false
+   * abstract unix sockets. An allowlist: the loopback-only namespace, with an HTTP proxy, a SOCKS5
+   * proxy and a DNS stub in it served by this process, which lets through only connections to
+   * the allowed destinations (clients that ignore proxy variables reach allowed names on ports
+   * 80, 443 and any port an entry names). Must lie within the sandbox's network
+   * (PermissionEscalationError otherwise). Left out: the sandbox's network (false where none
+   * was declared).
    */
-  network?: boolean;
+  network?: NetworkSetting;
+  /** What an approval grants this one call: network entries beyond the sandbox's (never past deny). */
+  grant?: { network?: string[] };
+  /**
+   * Asked, while the command runs, about a destination its allowlist does not cover (and does not
+   * deny), once per host and port: true lets it through for the rest of this call.
+   */
+  onRequest?: (request: { host: string; port: number }) => boolean | Promise<boolean>;
   /**
    * 'require': refuse to run without user, mount and PID namespaces (ExecEnforcementError);
    * 'prefer': use them when available; 'off': never.
@@ -456,7 +513,21 @@ export interface ExecEnforcement {
   layers: EnforcementLayer[];
   missing: EnforcementLayer[];
   limits: ExecLimitsEnforced;
+  /** 'filtered': the allowlist held (its judge served the command); 'off': no network at all. */
+  network: 'off' | 'host' | 'filtered';
 }
+
+/** What the command reached and what was refused, with an allowlist. */
+export interface ExecNetworkReport {
+  allowed: { host: string; port: number; connections: number; bytes: number }[];
+  /** port null: a name looked up (DNS) that no entry allows; count: how many times. */
+  denied: { host: string; port: number | null; reason: NetworkRefusalReason; count: number }[];
+}
+
+export type NetworkRefusalReason =
+  | 'not-allowed' | 'denied' | 'private-address' | 'own-address' | 'unresolvable' | 'unreachable'
+  | 'sni-mismatch' | 'bad-tls-hello' | 'bad-http-request' | 'unknown-address' | 'too-many-names'
+  | 'udp' | 'unsupported-command';
 
 /** golem-forge's ShellResult plus how the command ended and what confined it. */
 export interface ExecResult {
@@ -470,6 +541,8 @@ export interface ExecResult {
   /** null where the namespace layer was unavailable and the command saw host paths. */
   view: ExecView | null;
   enforcement: ExecEnforcement;
+  /** With an allowlist: destinations reached and refused; null otherwise. */
+  network: ExecNetworkReport | null;
   /**
    * Virtual paths ("/.workers", "/golem-forge.config.yaml", "/sub/.git", "/.git/modules/evil") of
    * what the command created at names the next run or the host's git would trust, removed after

@@ -12,6 +12,8 @@ const { readAttachments, DEFAULT_ATTACHMENT_POLICY } = require('./attachments');
 const program = require('./program');
 const { exec } = require('./exec');
 const { addProtectedFiles, carryProtection } = require('./protected');
+const { declareNetwork, carryNetwork, networkOf } = require('./network-scope');
+const { describeNetwork } = require('./network-policy');
 const { plainData, optionsOf, record } = require('./plain');
 const { makeTestRoot } = require('./test-roots');
 
@@ -315,8 +317,8 @@ class MountSandbox {
     }
     const restriction = plainData(given, typeError);
     for (const key of Object.keys(restriction)) {
-      if (!['restrict', 'readonly', 'approval'].includes(key)) {
-        throw new TypeError(`unknown key "${key}" in restriction (allowed: restrict, readonly, approval)`);
+      if (!['restrict', 'readonly', 'approval', 'network'].includes(key)) {
+        throw new TypeError(`unknown key "${key}" in restriction (allowed: restrict, readonly, approval, network)`);
       }
     }
     const sub = restriction.restrict === undefined ? '/' : restriction.restrict;
@@ -326,7 +328,8 @@ class MountSandbox {
       throw new TypeError(`expected a boolean for readonly, got ${typeof readonly}`);
     }
     const approval = tighteningApproval(restriction.approval);
-    return carryProtection(this, new MountSandbox(this[NATIVE].restrict(sub, readonly, approval)));
+    const view = carryNetwork(this, carryProtection(this, new MountSandbox(this[NATIVE].restrict(sub, readonly, approval))));
+    return restriction.network === undefined ? view : declareNetwork(view, this, restriction.network);
   }
 
   // Keeps only the named zones (top-level mounts), each optionally read-only.
@@ -345,7 +348,7 @@ class MountSandbox {
     const names = requests.map((r) => r.name);
     const twice = names.find((n, i) => names.indexOf(n) !== i);
     if (twice !== undefined) throw new TypeError(`zone "${twice}" is requested twice`);
-    return carryProtection(this, new MountSandbox(this[NATIVE].selectZones(requests)));
+    return carryNetwork(this, carryProtection(this, new MountSandbox(this[NATIVE].selectZones(requests))));
   }
 
   getConfig() {
@@ -357,9 +360,11 @@ class MountSandbox {
     };
   }
 
-  // The whole effective table: approvals, policies, delegation depth.
+  // The whole effective table: approvals, policies, delegation depth, and the network its
+  // commands get ({ mode, allow, deny }; declared: false where no config or restriction set one).
   describe() {
-    return this[NATIVE].config();
+    const { ceiling, declared } = networkOf(this);
+    return { ...this[NATIVE].config(), network: { ...describeNetwork(ceiling), declared } };
   }
 
   // Names of the top-level mounts ("zones" in seed 000's vocabulary).
@@ -388,9 +393,24 @@ function nativeError(code, p, details) {
   return errorFromCode(code, p, details, this);
 }
 
+// `network` is the facade's (lib/network-scope.js): the core's table has no network.
 function createMountSandbox(config) {
   const { NativeSandbox } = addon(); // first: UnsupportedPlatformError before any config error
-  return new MountSandbox(new NativeSandbox(normalizeConfig(config), nativeError));
+  const { network, rest } = splitNetwork(config);
+  const sandbox = new MountSandbox(new NativeSandbox(normalizeConfig(rest), nativeError));
+  if (network === undefined) return sandbox;
+  try {
+    return declareNetwork(sandbox, sandbox, network);
+  } catch (error) {
+    if (error instanceof TypeError) throw new publicErrors.SandboxConfigError(error.message);
+    throw error;
+  }
+}
+
+function splitNetwork(config) {
+  if (config === null || typeof config !== 'object' || !Object.hasOwn(config, 'network')) return { network: undefined, rest: config };
+  const { network, ...rest } = plainData(config, typeError, 'config');
+  return { network, rest };
 }
 
 async function createMountSandboxAsync(config) {

@@ -10,10 +10,7 @@
 // Nothing the command sends (headers, bodies, credentials) is logged or kept; the report holds
 // destinations, counts and reasons only.
 
-const net = process.getBuiltinModule?.('net') ?? require('net');
-const http = process.getBuiltinModule?.('http') ?? require('http');
-const dns = process.getBuiltinModule?.('dns') ?? require('dns');
-const { os } = require('./builtins');
+const { dns, http, net, os } = require('./builtins');
 const { isNetworkPolicy, matchDestination, addressRefusal, namesAddress } = require('./network-policy');
 const dnsCodec = require('./network-dns');
 const { looksLikeTls, readClientHello } = require('./network-sni');

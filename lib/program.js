@@ -8,6 +8,8 @@ const { addon } = require('./native');
 const { addProtectedFiles } = require('./protected');
 const { plainData, record } = require('./plain');
 const { isWithin } = require('./paths');
+const { parseNetwork } = require('./network-policy');
+const { declareNetwork } = require('./network-scope');
 const {
   ConfigFileError,
   PermissionEscalationError,
@@ -45,7 +47,31 @@ function parseProgramConfig(text, options) {
   if (fmt !== 'yaml' && fmt !== 'json') throw new TypeError('expected "yaml" or "json" for format');
   const result = addon().parseProgramConfig(text, absolute, fmt);
   if (Object.hasOwn(result, 'error')) throw new ConfigFileError({ file: absolute, ...result.error });
+  if (result.config.sandbox !== null) checkNetworkSetting(result.config.sandbox.network, absolute, 'sandbox.network');
   return result.config;
+}
+
+// A config's `network:` as exec takes it: false, true, or { allow, deny } (the core keeps each
+// entry's place in the file; see src/config/network_setting.h).
+function networkValue(setting) {
+  if (setting === undefined || typeof setting === 'boolean') return setting;
+  return { allow: setting.allow.map((e) => e.text), deny: setting.deny.map((e) => e.text) };
+}
+
+// Each entry checked in its own list, so that a bad one is reported where it is written.
+function checkNetworkSetting(setting, file, keyPath) {
+  if (setting === undefined || typeof setting === 'boolean') return;
+  for (const list of ['allow', 'deny']) {
+    setting[list].forEach((entry, i) => {
+      const where = `${keyPath}.${list}[${i}]`;
+      try {
+        parseNetwork(list === 'allow' ? { allow: [entry.text] } : { allow: [], deny: [entry.text] }, where);
+      } catch (error) {
+        const expected = `a host[:port] entry: ${String(error.message).replace(`${where}: `, '')}`;
+        throw new ConfigFileError({ file, line: entry.line, column: entry.column, keyPath: where, expected });
+      }
+    });
+  }
 }
 
 // Config and .worker files are read from the disk as the file API reads files, natively and off
@@ -347,6 +373,7 @@ function sandboxConfigFrom(given) {
       source: m.source, target: m.target, readonly: m.readonly, ...pseudo(m), ...policyKeys(m),
     })),
     maxDepth: program.delegation.maxDepth,
+    ...(sb.network === undefined ? {} : { network: networkValue(sb.network) }),
   };
 }
 
@@ -354,6 +381,7 @@ function parseWorkerFile(text, file = '<worker>') {
   checkText(text, file);
   const result = addon().parseWorkerFile(text);
   if (Object.hasOwn(result, 'error')) throw new ConfigFileError({ file, ...result.error });
+  checkNetworkSetting(result.worker.sandbox.network, file, 'sandbox.network');
   return { ...result.worker, file };
 }
 
@@ -397,6 +425,18 @@ function depthError(error, worker) {
     worker.name);
 }
 
+// A worker's `network:` narrows its parent's; a wider one is a PermissionEscalationError.
+function workerNetwork(view, parent, worker) {
+  const setting = networkValue(worker.sandbox.network);
+  if (setting === undefined) return view;
+  try {
+    return declareNetwork(view, parent, setting, 'network');
+  } catch (error) {
+    if (error.code === 'PERMISSION_ESCALATION') error.network = true;
+    throw error;
+  }
+}
+
 // golem-forge's call_worker rule, natively enforced: no declaration gives the parent's view
 // (one level deeper); `sandbox: false` or `zones: []` gives no sandbox (a pure function); a
 // declaration narrows the parent's view and can never widen it; a declaration with no parent
@@ -415,13 +455,18 @@ function sandboxForWorker(parent, given) {
   }
   try {
     const workerFile = worker.file ? [worker.file] : [];
-    if (decl.kind === 'zones') return addProtectedFiles(parent.selectZones(decl.zones), workerFile);
+    if (decl.kind === 'zones') return workerNetwork(addProtectedFiles(parent.selectZones(decl.zones), workerFile), parent, worker);
     const restriction = record({});
     if (decl.restrict !== undefined) restriction.restrict = decl.restrict;
     if (decl.readonly !== undefined) restriction.readonly = decl.readonly;
     if (decl.approval !== undefined) restriction.approval = decl.approval;
-    return addProtectedFiles(parent.restrict(restriction), workerFile);
+    return workerNetwork(addProtectedFiles(parent.restrict(restriction), workerFile), parent, worker);
   } catch (error) {
+    if (error.code === 'PERMISSION_ESCALATION' && error.network) {
+      error.message = `${workerLabel(worker)} asks for more network than its parent has: ${error.message}`;
+      error.worker = worker.name;
+      throw error;
+    }
     if (error.code === 'ZONE_NOT_FOUND' || (decl.kind === 'zones' && error.code === 'PERMISSION_ESCALATION')) {
       throw zoneError(error, worker, parent);
     }

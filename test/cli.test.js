@@ -770,7 +770,8 @@ describe('--json', () => {
     expect(doc).toEqual({
       ok: true, exitStatus: 3, exitCode: 3, signal: null, timedOut: false, truncated: false,
       stdout: 'notes', stderr: 'err\n', view: { workspace: '/workspace', cwd: '/workspace' },
-      enforcement: expect.objectContaining({ layers: expect.arrayContaining(['landlock-fs']), missing: expect.any(Array) }),
+      enforcement: expect.objectContaining({ layers: expect.arrayContaining(['landlock-fs']), missing: expect.any(Array), network: 'off' }),
+      network: null,
     });
     const slow = runJson(['exec', '--config', dir, '--json', '--timeout', '200', '--', 'sleep', '30']);
     expect(slow.code).toBe(124);
@@ -807,7 +808,7 @@ describe('help and version', () => {
   const OPTIONS = {
     check: ['--config', '--json'],
     explain: ['--config', '--worker', '--json'],
-    exec: ['--config', '--worker', '--cwd', '--network', '--timeout', '--allow-weaker', '--verbose', '--json'],
+    exec: ['--config', '--worker', '--cwd', '--network', '--allow', '--deny', '--timeout', '--allow-weaker', '--verbose', '--json'],
     apparmor: [],
   };
 

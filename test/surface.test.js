@@ -78,7 +78,6 @@ function runtimeDefaults() {
         cwd: exec.cwd,
         timeoutMs: exec.timeoutMs,
         maxOutputBytes: exec.maxOutputBytes,
-        network: exec.network,
         namespaces: exec.namespaces,
         allowWeakerEnforcement: exec.allowWeaker,
         workspace: exec.workspace,

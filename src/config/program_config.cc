@@ -7,6 +7,7 @@
 #include "config/config_checks.h"
 #include "config/host_path.h"
 #include "config/json_reader.h"
+#include "config/network_setting.h"
 #include "config/yaml_reader.h"
 
 namespace msb {
@@ -16,8 +17,8 @@ namespace {
 constexpr std::string_view kTopKeys = "sandbox, delegation, model, approval, workerPaths";
 constexpr std::string_view kMountFormKeys =
     "root, readonly, mounts, approval, allowedSuffixes, deniedSuffixes, maxFileBytes, "
-    "allowPseudoFilesystem, zones, mode";
-constexpr std::string_view kZoneFormKeys = "zones, mode, root, readonly";
+    "allowPseudoFilesystem, network, zones, mode";
+constexpr std::string_view kZoneFormKeys = "zones, mode, root, readonly, network";
 constexpr std::string_view kMountKeys =
     "source, target, readonly, approval, allowedSuffixes, deniedSuffixes, maxFileBytes, "
     "allowPseudoFilesystem";
@@ -170,6 +171,8 @@ Check read_mount_form(const ConfigNode& node, const std::string& path, std::stri
       e = read_bool(entry.value, child, out.allow_pseudo_filesystem);
     } else if (entry.key == "mounts") {
       e = read_mounts(entry.value, child, dir, out.mounts);
+    } else if (entry.key == "network") {
+      e = read_network_setting(entry.value, child, out.network);
     } else if (is_policy_key(entry.key)) {
       e = read_policy(entry, path, out.approval, out.policy);
     } else if (entry.key == "mode") {
@@ -190,6 +193,7 @@ struct ZoneForm {
   const ConfigEntry* root = nullptr;
   bool direct = false;
   bool readonly = false;
+  NetworkSetting network;
   std::string base;  // what zone paths are relative to
 };
 
@@ -205,6 +209,7 @@ Check read_zone_form_entry(const ConfigEntry& entry, const std::string& path, Zo
     return std::nullopt;
   }
   if (entry.key == "readonly") return read_bool(entry.value, child, form.readonly);
+  if (entry.key == "network") return read_network_setting(entry.value, child, form.network);
   if (entry.key == "mode") {
     std::size_t index = 0;
     if (Check e = read_choice(entry.value, child, {"sandboxed", "direct"}, index)) return e;
@@ -304,6 +309,7 @@ Check read_zone_form(const ConfigNode& node, const std::string& path, std::strin
   if (Check e = read_zone_base(path, dir, form)) return e;
   out.layout = form.direct ? SandboxLayout::zones_direct : SandboxLayout::zones_sandboxed;
   out.readonly = form.readonly;
+  out.network = std::move(form.network);
   return read_zones(form.zones->value, key_path_child(path, "zones"), form, out);
 }
 

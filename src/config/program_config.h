@@ -12,6 +12,7 @@
 
 #include "common/error.h"
 #include "config/config_error.h"
+#include "config/network_setting.h"
 #include "fs/mount_rules.h"
 #include "fs/mount_table.h"
 
@@ -46,6 +47,7 @@ struct ProgramSandbox {
   std::vector<MountSpec> mounts;
   // For the zone form, parallel to `mounts`: which zone each mount is.
   std::vector<ZoneInfo> zones;
+  NetworkSetting network;  // what the sandbox's commands may reach
 };
 
 struct ProgramConfig {

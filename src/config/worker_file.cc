@@ -5,13 +5,14 @@
 
 #include "common/path.h"
 #include "config/config_checks.h"
+#include "config/network_setting.h"
 #include "config/reader_checks.h"
 #include "config/yaml_reader.h"
 
 namespace msb {
 namespace {
 
-constexpr std::string_view kWorkerSandboxKeys = "restrict, readonly, approval, zones";
+constexpr std::string_view kWorkerSandboxKeys = "restrict, readonly, approval, zones, network";
 
 Check read_zone_request(const ConfigNode& item, const std::string& path, ZoneRequest& out,
                         const ConfigNode*& name_node) {
@@ -95,6 +96,7 @@ Check read_worker_entry(const ConfigEntry& entry, const std::string& path, Worke
   }
   if (entry.key == "approval") return read_worker_approval(entry.value, child, out);
   if (entry.key == "zones") return read_zone_requests(entry.value, child, out.zones);
+  if (entry.key == "network") return read_network_setting(entry.value, child, out.network);
   return unknown_key(entry, path, kWorkerSandboxKeys);
 }
 

@@ -10,6 +10,7 @@
 
 #include "common/error.h"
 #include "config/config_error.h"
+#include "config/network_setting.h"
 #include "fs/mount_rules.h"
 
 namespace msb {
@@ -35,6 +36,7 @@ struct WorkerDeclaration {
   std::optional<Approval> approve_write;
   std::optional<Approval> approve_delete;
   std::vector<ZoneRequest> zones;
+  NetworkSetting network;  // narrows the parent's; unset keeps it
 };
 
 // A .worker file: YAML frontmatter between "---" lines, then the instructions. Only the

@@ -368,7 +368,7 @@ const ErrorCase kErrorCases[] = {
      "a known key (allowed: ..."},
     {"unknown_sandbox_key", Y, "sandbox:\n  readOnly: true\n", "sandbox.readOnly", 2, 3,
      "a known key (allowed: root, readonly, mounts, approval, allowedSuffixes, deniedSuffixes, "
-     "maxFileBytes, allowPseudoFilesystem, zones, mode)"},
+     "maxFileBytes, allowPseudoFilesystem, network, zones, mode)"},
     {"unknown_mount_key", Y,
      "sandbox:\n  mounts:\n    - source: a\n      target: /a\n      readOnly: true\n",
      "sandbox.mounts[0].readOnly", 5, 7,
@@ -387,7 +387,8 @@ const ErrorCase kErrorCases[] = {
     {"mode_without_zones", Y, "sandbox:\n  mode: direct\n  mounts: []\n", "sandbox.mode", 2, 3,
      "zones alongside mode (mode says where zones live)"},
     {"policy_key_in_zone_form", Y, "sandbox:\n  approval: {write: ask}\n  zones: {}\n",
-     "sandbox.approval", 2, 3, "a key of the zone form (allowed: zones, mode, root, readonly)..."},
+     "sandbox.approval", 2, 3,
+     "a key of the zone form (allowed: zones, mode, root, readonly, network)..."},
     // mounts
     {"duplicate_target", Y,
      "sandbox:\n  mounts:\n    - source: a\n      target: /data\n    - source: b\n"
@@ -485,6 +486,52 @@ INSTANTIATE_TEST_SUITE_P(Cases, ConfigErrors, ::testing::ValuesIn(kErrorCases),
                          [](const ::testing::TestParamInfo<ErrorCase>& c) {
                            return std::string(c.param.name);
                          });
+
+}  // namespace
+}  // namespace msb_test
+
+// =============================================================================================
+// network: only its shape here; the entries' grammar is the facade's (lib/network-policy.js)
+
+namespace msb_test {
+namespace {
+
+TEST(ProgramConfigNetwork, FalseTrueAndAllowlistsWithTheirPlaces) {
+  EXPECT_EQ(config_ok("sandbox:\n  root: .\n").sandbox->network.kind, msb::NetworkKind::unset);
+  EXPECT_EQ(config_ok("sandbox:\n  root: .\n  network: false\n").sandbox->network.kind,
+            msb::NetworkKind::off);
+  EXPECT_EQ(config_ok("sandbox:\n  root: .\n  network: true\n").sandbox->network.kind,
+            msb::NetworkKind::host);
+  const ProgramConfig c = config_ok(
+      "sandbox:\n  root: .\n  network:\n    allow:\n      - a.test\n      - '*.b.test:443'\n"
+      "    deny: [c.b.test]\n");
+  const msb::NetworkSetting& n = c.sandbox->network;
+  ASSERT_EQ(n.kind, msb::NetworkKind::allowlist);
+  ASSERT_EQ(n.allow.size(), 2u);
+  EXPECT_EQ(n.allow[1].text, "*.b.test:443");
+  EXPECT_EQ(n.allow[1].line, 6u);
+  EXPECT_EQ(n.allow[1].column, 9u);
+  ASSERT_EQ(n.deny.size(), 1u);
+  EXPECT_EQ(n.deny[0].text, "c.b.test");
+  // The zone form takes it beside its zones.
+  EXPECT_EQ(config_ok("sandbox:\n  zones: {a: {}}\n  network: {allow: []}\n").sandbox->network.kind,
+            msb::NetworkKind::allowlist);
+}
+
+TEST(ProgramConfigNetwork, WrongShapesAreRefusedWhereTheyAre) {
+  EXPECT_EQ(config_error("sandbox:\n  root: .\n  network: 1\n").key_path, "sandbox.network");
+  EXPECT_EQ(config_error("sandbox:\n  root: .\n  network: {deny: [a]}\n").key_path,
+            "sandbox.network.allow");
+  EXPECT_EQ(config_error("sandbox:\n  root: .\n  network: {allow: a}\n").key_path,
+            "sandbox.network.allow");
+  EXPECT_EQ(config_error("sandbox:\n  root: .\n  network: {allow: [1]}\n").key_path,
+            "sandbox.network.allow[0]");
+  EXPECT_EQ(config_error("sandbox:\n  root: .\n  network: {allow: [], ports: [1]}\n").key_path,
+            "sandbox.network.ports");
+  std::string many = "sandbox:\n  root: .\n  network:\n    allow:\n";
+  for (std::size_t i = 0; i <= msb::kMaxNetworkEntries; ++i) many += "      - a.test\n";
+  EXPECT_EQ(config_error(many).key_path, "sandbox.network.allow");
+}
 
 }  // namespace
 }  // namespace msb_test

@@ -129,7 +129,7 @@ const WorkerErrorCase kWorkerErrorCases[] = {
     {"sandbox_string", "---\nsandbox: none\n---\n", "sandbox", 2, 10, "false or a mapping"},
     {"not_a_map", "---\n- a\n---\n", "", 2, 1, "a mapping"},
     {"unknown_key", "---\nsandbox:\n  readOnly: true\n---\n", "sandbox.readOnly", 3, 3,
-     "a known key (allowed: restrict, readonly, approval, zones)"},
+     "a known key (allowed: restrict, readonly, approval, zones, network)"},
     {"restrict_relative", "---\nsandbox:\n  restrict: src\n---\n", "sandbox.restrict", 3, 13,
      "an absolute virtual path like /src"},
     {"restrict_escapes", "---\nsandbox:\n  restrict: /a/../..\n---\n", "sandbox.restrict", 3, 13,
@@ -172,6 +172,27 @@ INSTANTIATE_TEST_SUITE_P(Cases, WorkerErrors, ::testing::ValuesIn(kWorkerErrorCa
                          [](const ::testing::TestParamInfo<WorkerErrorCase>& c) {
                            return std::string(c.param.name);
                          });
+
+}  // namespace
+}  // namespace msb_test
+
+namespace msb_test {
+namespace {
+
+TEST(WorkerFileNetwork, NarrowsBesideRestrictOrZones) {
+  const WorkerDeclaration w =
+      worker_ok("---\nsandbox:\n  restrict: /src\n  network: {allow: [a.test:443]}\n---\n");
+  EXPECT_EQ(w.kind, WorkerSandboxKind::restrict);
+  ASSERT_EQ(w.network.kind, msb::NetworkKind::allowlist);
+  EXPECT_EQ(w.network.allow.at(0).text, "a.test:443");
+  const WorkerDeclaration only = worker_ok("---\nsandbox:\n  network: false\n---\n");
+  EXPECT_EQ(only.kind, WorkerSandboxKind::restrict);
+  EXPECT_EQ(only.network.kind, msb::NetworkKind::off);
+  EXPECT_EQ(worker_ok("---\nsandbox:\n  zones: [{name: a}]\n  network: true\n---\n").network.kind,
+            msb::NetworkKind::host);
+  EXPECT_EQ(worker_error("---\nsandbox:\n  network: {allow: [x], deny: x}\n---\n").key_path,
+            "sandbox.network.deny");
+}
 
 }  // namespace
 }  // namespace msb_test
