@@ -29,7 +29,10 @@ async function readRange(sandbox, path, offset, length, cap) {
   const bytes = await sandbox.readBinary(path, { offset, length: want + 1 });
   if (bytes.length <= want) return { text: decoder.decode(bytes), bytes: bytes.length, truncated: false };
   const cappedByUser = want === length;
-  if (cappedByUser) return { text: decoder.decode(bytes.subarray(0, want)), bytes: want, truncated: false, more: true };
+  if (cappedByUser) {
+    const end = charBoundary(bytes, want) || want;
+    return { text: decoder.decode(bytes.subarray(0, end)), bytes: end, truncated: false, more: true };
+  }
   let end = bytes.lastIndexOf(NEWLINE, want - 1) + 1;
   if (end < want / 2) end = charBoundary(bytes, want);
   return { text: decoder.decode(bytes.subarray(0, end)), bytes: end, truncated: true };

@@ -15,6 +15,19 @@ const { readRange, readHead, readTail } = require('../bounded-read');
 const PATHS = 'Paths are virtual: "/" is the sandbox\'s root (a relative path is taken from "/"); ' +
   'list_allowed_directories shows what is mounted where.';
 
+// A tool argument the schema cannot express as wrong (head with tail, an empty oldText): the
+// model's to fix, so a sandbox error with its own code rather than an internal failure.
+class ToolArgumentError extends SandboxError {
+  constructor(message) {
+    super('INVALID_ARGUMENT', message);
+    this.name = 'ToolArgumentError';
+  }
+
+  toLLMMessage() {
+    return `Invalid arguments: ${this.message}.`;
+  }
+}
+
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
 const path = z.string().describe('Virtual path, such as /src/app.ts');
@@ -77,9 +90,9 @@ async function readTextFile(args, ctx) {
   const p = virtual(args.path);
   const cap = ctx.limits.maxReadBytes;
   const { head, tail, offset, length } = args;
-  if (head !== undefined && tail !== undefined) throw new TypeError('head and tail cannot be used together');
+  if (head !== undefined && tail !== undefined) throw new ToolArgumentError('head and tail cannot be used together; give one');
   if ((head !== undefined || tail !== undefined) && (offset !== undefined || length !== undefined)) {
-    throw new TypeError('offset/length cannot be combined with head or tail');
+    throw new ToolArgumentError('offset and length cannot be combined with head or tail');
   }
   if (head !== undefined) {
     const r = await readHead(ctx.sandbox, p, head, cap, ctx.signal);
@@ -134,8 +147,7 @@ async function readMediaFile(args, ctx) {
   const cap = ctx.limits.maxMediaBytes ?? 4 * ctx.limits.maxReadBytes;
   const { size, isDirectory } = await ctx.sandbox.stat(p);
   if (!isDirectory && size > cap) {
-    const error = new FileTooLargeError(p, size, cap);
-    throw error;
+    throw new FileTooLargeError(p, size, cap);
   }
   const data = Buffer.from(await ctx.sandbox.readBinary(p, { offset: 0, length: cap + 1 }));
   if (data.length > cap) throw new FileTooLargeError(p, data.length, cap);
@@ -210,7 +222,7 @@ async function editFile(args, ctx) {
   if (size > Buffer.byteLength(original)) throw new FileTooLargeError(p, size, Buffer.byteLength(original));
   let current = original;
   args.edits.forEach((edit, i) => {
-    if (edit.oldText === '') throw new TypeError(`edit ${i + 1}: oldText must not be empty`);
+    if (edit.oldText === '') throw new ToolArgumentError(`edit ${i + 1} of ${args.edits.length} has an empty oldText; copy the exact text to replace`);
     const n = occurrences(current, edit.oldText, 1000);
     if (n !== 1) throw new EditFileError(n === 0 ? 'NO_MATCH' : 'AMBIGUOUS_MATCH', p, n, i, args.edits.length);
     const at = current.indexOf(edit.oldText);
