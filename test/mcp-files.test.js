@@ -153,6 +153,14 @@ describe('reading', () => {
     expect(bin.content[0].resource).toEqual({ uri: 'sandbox:///b.bin', mimeType: 'application/octet-stream', blob: Buffer.from([0, 255, 7]).toString('base64') });
   });
 
+  test('read_media_file refuses a file over its cap rather than sending a part', async () => {
+    fs.writeFileSync(inProj('huge.png'), Buffer.alloc(5 * 1024 * 1024 + 1));
+    const r = await call('read_media_file', { path: '/huge.png' });
+    expect(r.isError).toBe(true);
+    expect(r.structuredContent.code).toBe('TOO_LARGE');
+    fs.unlinkSync(inProj('huge.png'));
+  });
+
   test('read_multiple_files: errors inline, the other files still read', async () => {
     const r = await call('read_multiple_files', { paths: ['/hello.txt', '/missing.txt', '/ro/data.txt'] });
     expect(r.isError).toBeFalsy();
@@ -190,6 +198,18 @@ describe('changing', () => {
     expect(loose.structuredContent.code).toBe('NO_MATCH');
     expect(textOf(loose)).toMatch(/the edit failed: .*exact/);
     expect(fs.readFileSync(inProj('m.txt'), 'utf8')).toBe('a = 1\n  b = 2\na = 1\n');
+  });
+
+  test('edit_file refuses a file that is not UTF-8 (its bytes would change) and keeps a byte order mark', async () => {
+    const latin1 = Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]); // "café" in Latin-1
+    fs.writeFileSync(inProj('l1.txt'), latin1);
+    const r = await call('edit_file', { path: '/l1.txt', edits: [{ oldText: 'caf', newText: 'CAF' }] });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/not UTF-8 text/);
+    expect(fs.readFileSync(inProj('l1.txt'))).toEqual(latin1);
+    fs.writeFileSync(inProj('bom.txt'), '\uFEFFkey=1\n');
+    await call('edit_file', { path: '/bom.txt', edits: [{ oldText: 'key=1', newText: 'key=2' }] });
+    expect(fs.readFileSync(inProj('bom.txt'), 'utf8')).toBe('\uFEFFkey=2\n');
   });
 
   test('create_directory is mkdir -p and fine when it exists', async () => {

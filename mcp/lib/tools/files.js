@@ -137,6 +137,10 @@ const MEDIA_TYPES = {
   '.pdf': 'application/pdf',
 };
 
+// Images and audio come back whole or not at all: a part of one is of no use. 5 MiB is about the
+// largest image model APIs take.
+const MAX_MEDIA_BYTES = 5 * 1024 * 1024;
+
 function mediaTypeOf(p) {
   const dot = p.lastIndexOf('.');
   return (dot > p.lastIndexOf('/') && MEDIA_TYPES[p.slice(dot).toLowerCase()]) || 'application/octet-stream';
@@ -144,7 +148,7 @@ function mediaTypeOf(p) {
 
 async function readMediaFile(args, ctx) {
   const p = virtual(args.path);
-  const cap = ctx.limits.maxMediaBytes ?? 4 * ctx.limits.maxReadBytes;
+  const cap = ctx.limits.maxMediaBytes ?? MAX_MEDIA_BYTES;
   const { size, isDirectory } = await ctx.sandbox.stat(p);
   if (!isDirectory && size > cap) {
     throw new FileTooLargeError(p, size, cap);
@@ -209,6 +213,10 @@ class EditFileError extends EditError {
   }
 }
 
+// Fails on bytes that are not UTF-8 (rather than turning them into U+FFFD, which the edited file
+// would then carry), and keeps a byte order mark as text so that it is written back.
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
 function occurrences(haystack, needle, limit) {
   let count = 0;
   for (let i = haystack.indexOf(needle); i !== -1 && count < limit; i = haystack.indexOf(needle, i + 1)) count++;
@@ -217,9 +225,14 @@ function occurrences(haystack, needle, limit) {
 
 async function editFile(args, ctx) {
   const p = virtual(args.path);
-  const { version, size } = await ctx.sandbox.stat(p);
-  const original = await ctx.sandbox.read(p);
-  if (size > Buffer.byteLength(original)) throw new FileTooLargeError(p, size, Buffer.byteLength(original));
+  const { version } = await ctx.sandbox.stat(p);
+  let original;
+  try {
+    original = strictUtf8.decode(await ctx.sandbox.readBinary(p));
+  } catch (error) {
+    if (error instanceof SandboxError) throw error;
+    throw new ToolArgumentError(`${p} is not UTF-8 text, and edit_file would change the bytes it cannot show; use write_file to replace it`);
+  }
   let current = original;
   args.edits.forEach((edit, i) => {
     if (edit.oldText === '') throw new ToolArgumentError(`edit ${i + 1} of ${args.edits.length} has an empty oldText; copy the exact text to replace`);
