@@ -212,6 +212,16 @@ describe('changing', () => {
     expect(fs.readFileSync(inProj('bom.txt'), 'utf8')).toBe('\uFEFFkey=2\n');
   });
 
+  test('edit_file calls in flight together on one file all apply (a changed file is read again)', async () => {
+    const lines = Array.from({ length: 8 }, (_, i) => `line ${i}`);
+    fs.writeFileSync(inProj('par.txt'), `${lines.join('\n')}\n`);
+    const results = await Promise.all(lines.map((l) => call('edit_file', { path: '/par.txt', edits: [{ oldText: `${l}\n`, newText: `${l} edited\n` }] })));
+    expect(results.map((r) => r.isError ?? false)).toEqual(lines.map(() => false));
+    expect(fs.readFileSync(inProj('par.txt'), 'utf8')).toBe(lines.map((l) => `${l} edited\n`).join(''));
+    const none = await call('edit_file', { path: '/par.txt', edits: [] });
+    expect(none.structuredContent.code).toBe('INVALID_ARGUMENT');
+  });
+
   test('create_directory is mkdir -p and fine when it exists', async () => {
     await call('create_directory', { path: '/d1/d2/d3' });
     expect((await call('create_directory', { path: '/d1/d2/d3' })).isError).toBeFalsy();
@@ -524,6 +534,26 @@ describe('in-process bounds', () => {
     const head = await T.read_text_file.handler({ path: '/big.log', head: 10 }, ctxFor(counting));
     expect(head.content[0].text).toBe(line.repeat(10));
     expect(bytesRead).toBeLessThanOrEqual(64 * 1024);
+  });
+
+  test('edit_file: a file changed between its read and its write is read again, never overwritten', async () => {
+    const sandbox = await createTestSandbox();
+    await sandbox.write('/c.txt', 'a\nb\n');
+    let interfere = 2; // another writer changes the file right after each of the first two reads
+    const racing = Object.create(sandbox);
+    racing.stat = (p) => sandbox.stat(p);
+    racing.write = (p, c, o) => sandbox.write(p, c, o);
+    racing.readBinary = async (p, range) => {
+      const bytes = await sandbox.readBinary(p, range);
+      if (interfere-- > 0) fs.appendFileSync(sandbox.resolve(p), `other ${interfere}\n`);
+      return bytes;
+    };
+    const r = await T.edit_file.handler({ path: '/c.txt', edits: [{ oldText: 'a\n', newText: 'A\n' }] }, ctxFor(racing));
+    expect(r.structuredContent.applied).toBe(true);
+    expect(await sandbox.read('/c.txt')).toBe('A\nb\nother 1\nother 0\n');
+    interfere = 3; // changed after every read: refused, the other writer's content kept
+    await expect(T.edit_file.handler({ path: '/c.txt', edits: [{ oldText: 'b\n', newText: 'B\n' }] }, ctxFor(racing))).rejects.toMatchObject({ code: 'CONFLICT' });
+    expect(await sandbox.read('/c.txt')).toBe('A\nb\nother 1\nother 0\nother 2\nother 1\nother 0\n');
   });
 
   test('a walk stops when the request is cancelled, and reports progress', async () => {

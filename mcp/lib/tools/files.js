@@ -223,26 +223,67 @@ function occurrences(haystack, needle, limit) {
   return count;
 }
 
-async function editFile(args, ctx) {
-  const p = virtual(args.path);
-  const { version } = await ctx.sandbox.stat(p);
-  let original;
+// Edits of one virtual path take turns within the server (a client may send several at once); an
+// edit whose file changed between its read and its write anyway (another spelling of the path, a
+// write_file, another process) is made again on the new contents, up to EDIT_ATTEMPTS times.
+const EDIT_ATTEMPTS = 3;
+const editTurns = new Map();
+
+function inTurn(key, work) {
+  const before = editTurns.get(key) ?? Promise.resolve();
+  const run = before.then(work, work);
+  const settled = run.then(() => {}, () => {});
+  editTurns.set(key, settled);
+  settled.then(() => {
+    if (editTurns.get(key) === settled) editTurns.delete(key);
+  });
+  return run;
+}
+
+// The edited text, or an EditFileError naming the first edit that does not match exactly once.
+function applyEdits(p, original, edits) {
+  let current = original;
+  edits.forEach((edit, i) => {
+    if (edit.oldText === '') throw new ToolArgumentError(`edit ${i + 1} of ${edits.length} has an empty oldText; copy the exact text to replace`);
+    const n = occurrences(current, edit.oldText, 1000);
+    if (n !== 1) throw new EditFileError(n === 0 ? 'NO_MATCH' : 'AMBIGUOUS_MATCH', p, n, i, edits.length);
+    const at = current.indexOf(edit.oldText);
+    current = current.slice(0, at) + edit.newText + current.slice(at + edit.oldText.length);
+  });
+  return current;
+}
+
+async function readUtf8(sandbox, p) {
   try {
-    original = strictUtf8.decode(await ctx.sandbox.readBinary(p));
+    return strictUtf8.decode(await sandbox.readBinary(p));
   } catch (error) {
     if (error instanceof SandboxError) throw error;
     throw new ToolArgumentError(`${p} is not UTF-8 text, and edit_file would change the bytes it cannot show; use write_file to replace it`);
   }
-  let current = original;
-  args.edits.forEach((edit, i) => {
-    if (edit.oldText === '') throw new ToolArgumentError(`edit ${i + 1} of ${args.edits.length} has an empty oldText; copy the exact text to replace`);
-    const n = occurrences(current, edit.oldText, 1000);
-    if (n !== 1) throw new EditFileError(n === 0 ? 'NO_MATCH' : 'AMBIGUOUS_MATCH', p, n, i, args.edits.length);
-    const at = current.indexOf(edit.oldText);
-    current = current.slice(0, at) + edit.newText + current.slice(at + edit.oldText.length);
+}
+
+// One attempt: read (after taking the version), edit in memory, write only over that version.
+async function editOnce(p, args, ctx) {
+  const { version } = await ctx.sandbox.stat(p);
+  const original = await readUtf8(ctx.sandbox, p);
+  const edited = applyEdits(p, original, args.edits);
+  if (!args.dryRun) await ctx.sandbox.write(p, edited, { ifVersion: version });
+  return { original, edited };
+}
+
+async function editFile(args, ctx) {
+  const p = virtual(args.path);
+  if (args.edits.length === 0) throw new ToolArgumentError('no edits given; give at least one { oldText, newText }');
+  const { original, edited } = await inTurn(normalise(p) ?? p, async () => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await editOnce(p, args, ctx);
+      } catch (error) {
+        if (error?.code !== 'CONFLICT' || attempt === EDIT_ATTEMPTS) throw error;
+      }
+    }
   });
-  const diff = bounded(unifiedDiff(original, current, p), ctx.limits.maxOutputBytes, 'The diff is longer; read the file to see the result.');
-  if (!args.dryRun) await ctx.sandbox.write(p, current, { ifVersion: version });
+  const diff = bounded(unifiedDiff(original, edited, p), ctx.limits.maxOutputBytes, 'The diff is longer; read the file to see the result.');
   let fence = '```';
   while (diff.includes(fence)) fence += '`';
   const head = args.dryRun ? 'Dry run: nothing was written. The edits would change:\n' : '';
