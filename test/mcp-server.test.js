@@ -276,6 +276,25 @@ describe('--config', () => {
     expect((await worker.listTools()).tools.map((t) => t.name)).not.toContain('probe_write');
   });
 
+  // A command run in a sandbox could have written any file where that sandbox is writable: a
+  // config there, or a worker file there, is refused as the mount-sandbox CLI refuses it.
+  test('a config lying in the writable area of a config above it is refused (exit 1, UNTRUSTED)', () => {
+    write(path.join(layout.base, 'golem-forge.config.yaml'), 'sandbox:\n  root: root\n');
+    const planted = path.join(layout.root, 'golem-forge.config.yaml');
+    write(planted, `sandbox:\n  root: ${JSON.stringify(layout.outside)}\n`);
+    const result = spawnSync(process.execPath, [BIN, '--config', planted], { encoding: 'utf8', input: '' });
+    expect([result.status, result.stderr]).toEqual([1, expect.stringMatching(/cannot\s+be\s+trusted/)]);
+  });
+
+  test('a worker file in the sandbox\'s writable area is refused (exit 1, UNPROTECTED_WORKER)', () => {
+    const config = path.join(layout.base, 'golem-forge.config.yaml');
+    write(config, 'sandbox:\n  root: root\n');
+    const planted = path.join(layout.root, 'planted.worker');
+    write(planted, '---\nname: planted\n---\nprompt\n');
+    const result = spawnSync(process.execPath, [BIN, '--config', config, '--worker', planted], { encoding: 'utf8', input: '' });
+    expect([result.status, result.stderr]).toEqual([1, expect.stringMatching(/\.worker file where the sandbox lets commands write/)]);
+  });
+
   test('an invalid config exits 1 with the library\'s message', () => {
     const file = path.join(layout.base, 'golem-forge.config.yaml');
     write(file, 'sandbox:\n  readonly: "yes"\n');

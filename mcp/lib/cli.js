@@ -22,9 +22,14 @@ function isDirectory(dir) {
   }
 }
 
+// As the mount-sandbox CLI's --config file [--worker file]: the config is refused when a config
+// above it lets a sandbox write where it lies, the worker file when it lies where this sandbox
+// lets commands write (either could have been planted by a command), and the sandbox's commands
+// cannot change what the next run trusts.
 async function sandboxFromConfig(ms, args) {
-  let sandbox = await ms.createSandboxFromConfig(await ms.loadProgramConfig(args.config));
-  if (args.worker !== null) sandbox = ms.sandboxForWorker(sandbox, await ms.loadWorkerFile(args.worker));
+  const config = await ms.loadTrustedProgramConfig(args.config);
+  let sandbox = await ms.createSandboxFromConfig(config);
+  if (args.worker !== null) sandbox = ms.sandboxForWorker(sandbox, await ms.loadTrustedWorkerFile(config, args.worker));
   if (sandbox === null) throw new UsageError('this config (or worker) gives no file access: there is nothing to serve');
   return sandbox;
 }
