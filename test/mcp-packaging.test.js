@@ -45,10 +45,10 @@ test('mount-sandbox-mcp names mount-sandbox at this version, the SDK, and a bin 
   expect(rootPkg.devDependencies['@modelcontextprotocol/client']).toBe(mcpPkg.dependencies['@modelcontextprotocol/server']);
 });
 
-test('the mount-sandbox-mcp tarball holds the server and its README, no tests', () => {
+test('the mount-sandbox-mcp tarball holds the server, its README and LICENSE, no tests', () => {
   const files = packedFiles(MCP).sort();
   expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'bin/mount-sandbox-mcp.js', 'lib/server.js', 'lib/cli.js']));
-  expect(files.filter((f) => !/^(package\.json|README\.md|bin\/[^/]+\.js|lib\/.+\.js)$/.test(f))).toEqual([]);
+  expect(files.filter((f) => !/^(package\.json|README\.md|LICENSE|bin\/[^/]+\.js|lib\/.+\.js)$/.test(f))).toEqual([]);
 }, 60000);
 
 test('in the repository, mcp/ runs on this checkout\'s mount-sandbox', () => {
