@@ -324,3 +324,22 @@ describe('--config', () => {
     expect(result.stderr).toMatch(/sandbox\.readonly/);
   });
 });
+
+describe('tool definitions', () => {
+  const { checkTool } = require('../mcp/lib/server');
+  const tool = (annotations) => ({ name: 't', annotations, handler: async () => ({ content: [] }) });
+  const full = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
+  test('a tool missing one of the four hints, or giving one as a non-boolean, is refused at start', () => {
+    expect(() => checkTool(tool(full))).not.toThrow();
+    for (const hint of HINTS) {
+      const { [hint]: _, ...missing } = full;
+      expect(() => checkTool(tool(missing))).toThrow(`annotations.${hint} must be a boolean`);
+      expect(() => checkTool(tool({ ...full, [hint]: 'true' }))).toThrow(`annotations.${hint} must be a boolean`);
+    }
+  });
+
+  test('every shipped tool passes', () => {
+    for (const t of realTools()) expect(() => checkTool(t)).not.toThrow();
+  });
+});
