@@ -279,6 +279,11 @@ describe('listing and finding', () => {
     const r = await call('search_files', { path: '/tree', pattern: '**/*.ts', excludePatterns: ['node_modules'] });
     expect(textOf(r)).toBe('/tree/src/a.ts\n/tree/src/lib/b.ts');
     expect(textOf(await call('search_files', { path: '/tree', pattern: '*.ts' }))).toBe('No matches found');
+    fs.mkdirSync(inProj('odd[1]{x}'));
+    fs.writeFileSync(inProj('odd[1]{x}/q.ts'), '');
+    fs.mkdirSync(inProj('odd1x'));
+    fs.writeFileSync(inProj('odd1x/decoy.ts'), '');
+    expect(textOf(await call('search_files', { path: '/odd[1]{x}', pattern: '*.ts' }))).toBe('/odd[1]{x}/q.ts');
   });
 
   test('get_file_info', async () => {
@@ -384,6 +389,7 @@ describe('escape attacks as tool calls', () => {
       expectRefused(await call('directory_tree', { path: p }));
     }
     expect(textOf(await call('search_files', { path: '/', pattern: '**/secret*' }))).toBe('No matches found');
+    expect(textOf(await call('list_directory', { path: '/' }))).toMatch(/^\[OTHER\] link-dir$/m);
     expect(fs.existsSync(inProj('stolen.txt'))).toBe(false);
   });
 

@@ -403,6 +403,12 @@ async function directoryTree(args, ctx) {
   return text(bounded(body, ctx.limits.maxOutputBytes, 'Call directory_tree on a subdirectory.') + note);
 }
 
+// The directory searched is a path, not a pattern: a name such as "a[1]" or "{x}" is matched as
+// written.
+function escapeGlob(p) {
+  return p.replace(/[\\*?[\]{}]/g, '\\$&');
+}
+
 async function searchFiles(args, ctx) {
   const base = virtual(args.path).replace(/\/+$/, '');
   const pattern = args.pattern.replace(/^\.?\/+/, '');
@@ -410,7 +416,7 @@ async function searchFiles(args, ctx) {
   const limit = ctx.limits.maxEntries;
   ctx.signal?.throwIfAborted();
   await ctx.sandbox.stat(base || '/'); // a missing or escaping base is the sandbox's error
-  const { paths, truncated } = await ctx.sandbox.glob(`${base}/${pattern}`, { limit, maxEntries: Math.min(1000000, limit * 1000) });
+  const { paths, truncated } = await ctx.sandbox.glob(`${escapeGlob(base)}/${pattern}`, { limit, maxEntries: Math.min(1000000, limit * 1000) });
   ctx.signal?.throwIfAborted();
   const prefix = `${base}/`;
   const kept = paths.filter((full) => {
