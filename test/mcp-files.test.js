@@ -487,10 +487,24 @@ describe('bounded replies', () => {
     const tree = textOf(await call('directory_tree', { path: '/many' }));
     expect(tree).toMatch(/\[Truncated: stopped after 1000 entries/);
     expect(Buffer.byteLength(tree)).toBeLessThanOrEqual(DEFAULT_LIMITS.maxOutputBytes + 500);
+    expect(JSON.parse(tree.slice(0, tree.indexOf('\n[Truncated'))).length).toBeGreaterThan(100);
     const found = await call('search_files', { path: '/many', pattern: '*.txt' });
     expect(found.structuredContent.truncated).toBe(true);
     expect(found.structuredContent.paths.length).toBeLessThanOrEqual(DEFAULT_LIMITS.maxEntries);
     expect(textOf(found)).toMatch(/Truncated: more may match/);
+  });
+
+  test('long names: the tree stops at the reply\'s size bound as whole JSON, the listing at a whole line', async () => {
+    const long = inProj('long');
+    fs.mkdirSync(long);
+    for (let i = 0; i < 400; i++) fs.writeFileSync(path.join(long, `${'n'.repeat(200)}${i}`), '');
+    const tree = textOf(await call('directory_tree', { path: '/long' }));
+    expect(Buffer.byteLength(tree)).toBeLessThanOrEqual(DEFAULT_LIMITS.maxOutputBytes + 500);
+    expect(tree).toMatch(/at the reply's size bound/);
+    const list = textOf(await call('list_directory', { path: '/long' }));
+    expect(Buffer.byteLength(list)).toBeLessThanOrEqual(DEFAULT_LIMITS.maxOutputBytes + 200);
+    expect(list).toMatch(/\n\[FILE\] n+\d+\n\[Truncated at \d+ bytes, the reply's bound/);
+    expect(JSON.parse(tree.slice(0, tree.indexOf('\n[Truncated'))).length).toBeGreaterThan(100);
   });
 
   test('a deep tree is cut at the depth bound, marked truncated', async () => {

@@ -66,8 +66,10 @@ function formatSize(bytes) {
 // Cuts a reply to the output bound, saying so.
 function bounded(body, limit, hint) {
   if (Buffer.byteLength(body) <= limit) return body;
-  const cut = Buffer.from(body).subarray(0, limit).toString('utf8').replace(/\uFFFD$/, '');
-  return `${cut}\n[Truncated at ${limit} bytes. ${hint}]`;
+  let cut = Buffer.from(body).subarray(0, limit).toString('utf8').replace(/\uFFFD$/, '');
+  const lastLine = cut.lastIndexOf('\n');
+  if (lastLine > cut.length / 2) cut = cut.slice(0, lastLine);
+  return `${cut}\n[Truncated at ${Buffer.byteLength(cut)} bytes, the reply's bound. ${hint}]`;
 }
 
 // ---- reading ----
@@ -344,7 +346,7 @@ async function listDirectory(args, ctx) {
   const { entries, more } = await entriesOf(ctx.sandbox, p, ctx.limits.maxEntries);
   const lines = entries.map((e) => `${tag(e)} ${e.name}`);
   if (more > 0) lines.push(`[Truncated: ${more} more entries not shown; list a subdirectory or use search_files.]`);
-  return text(lines.length ? lines.join('\n') : '(empty directory)');
+  return text(lines.length ? bounded(lines.join('\n'), ctx.limits.maxOutputBytes, 'Use search_files to find entries by name.') : '(empty directory)');
 }
 
 async function listDirectoryWithSizes(args, ctx) {
@@ -357,7 +359,7 @@ async function listDirectoryWithSizes(args, ctx) {
   const total = files.reduce((sum, e) => sum + e.size, 0);
   lines.push('', `Total: ${files.length} files, ${dirs.length} directories`, `Combined size: ${formatSize(total)}`);
   if (more > 0) lines.push(`[Truncated: ${more} more entries not shown or counted.]`);
-  return text(lines.join('\n'));
+  return text(bounded(lines.join('\n'), ctx.limits.maxOutputBytes, 'Use search_files to find entries by name.'));
 }
 
 async function directoryTree(args, ctx) {
@@ -365,7 +367,8 @@ async function directoryTree(args, ctx) {
   const excluded = excluder(args.excludePatterns);
   const { maxEntries, maxDepth } = ctx.limits;
   let seen = 0;
-  const cut = { entries: false, depth: false };
+  let bytes = 2;
+  const cut = { entries: false, depth: false, size: false };
   async function walk(dir, rel, depth) {
     ctx.signal?.throwIfAborted();
     const { entries, more } = await entriesOf(ctx.sandbox, dir, maxEntries - seen);
@@ -376,6 +379,13 @@ async function directoryTree(args, ctx) {
       if (excluded(relPath, e.name)) continue;
       if (seen >= maxEntries) {
         cut.entries = true;
+        break;
+      }
+      // What the node adds to the indented JSON, over-estimated: stop before the reply's bound
+      // so that what is returned is always whole JSON.
+      bytes += JSON.stringify(e.name).length + 80 + 8 * depth;
+      if (bytes > ctx.limits.maxOutputBytes) {
+        cut.size = true;
         break;
       }
       seen++;
@@ -397,6 +407,7 @@ async function directoryTree(args, ctx) {
   const tree = await walk(rootPath, '', 0);
   const notes = [];
   if (cut.entries) notes.push(`stopped after ${maxEntries} entries`);
+  if (cut.size) notes.push(`stopped after ${seen} entries, at the reply's size bound`);
   if (cut.depth) notes.push(`directories ${maxDepth} levels down are not expanded (marked "truncated": true)`);
   const body = JSON.stringify(tree, null, 2);
   const note = notes.length ? `\n[Truncated: ${notes.join('; ')}. Call directory_tree on a subdirectory, or use excludePatterns.]` : '';
