@@ -576,6 +576,53 @@ describe('in-process bounds', () => {
     expect(await sandbox.read('/c.txt')).toBe('A\nb\nother 1\nother 0\nother 2\nother 1\nother 0\n');
   });
 
+  test('edit_file\'s diff, applied by git apply, turns the old text into the new, and is no longer than GNU diff\'s', () => {
+    const { unifiedDiff } = require('../mcp/lib/edit-diff');
+    const { execFileSync } = require('child_process');
+    const dir = makeTempLayout([]);
+    const file = path.join(dir.base, 'f');
+    let seed = 7;
+    const rand = (n) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const changed = (diff) => diff.split('\n').filter((l) => /^[-+]/.test(l) && !/^(?:---|\+\+\+) /.test(l)).length;
+    for (let round = 0; round < 40; round++) {
+      const before = Array.from({ length: 5 + rand(60) }, () => `w${rand(6)}`);
+      const after = [...before];
+      for (let k = rand(6); k >= 0; k--) {
+        const at = rand(after.length + 1);
+        if (rand(2)) after.splice(at, rand(3) + 1);
+        else after.splice(at, 0, ...Array.from({ length: rand(3) + 1 }, () => `n${rand(4)}`));
+      }
+      const [a, b] = [`${before.join('\n')}\n`, `${after.join('\n')}\n`];
+      const ours = unifiedDiff(a, b, '/f');
+      fs.writeFileSync(file, a);
+      execFileSync('git', ['apply', '--unidiff-zero', '-'], { cwd: dir.base, input: ours });
+      expect(fs.readFileSync(file, 'utf8')).toBe(b);
+      // Each hunk's ranges name exactly the lines it shows, in the old text and in the new.
+      for (const hunk of ours.split(/^(?=@@ )/m).slice(1)) {
+        const [, os, oc = '1', ns, nc = '1'] = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(hunk);
+        const body = hunk.split('\n').slice(1, -1);
+        const oldLines = body.filter((l) => l[0] !== '+').map((l) => l.slice(1));
+        const newLines = body.filter((l) => l[0] !== '-').map((l) => l.slice(1));
+        const from = (start, count) => (Number(count) === 0 ? Number(start) : Number(start) - 1);
+        expect(oldLines).toEqual(before.slice(from(os, oc), from(os, oc) + Number(oc)));
+        expect(newLines).toEqual(after.slice(from(ns, nc), from(ns, nc) + Number(nc)));
+      }
+      fs.writeFileSync(file, a);
+      fs.writeFileSync(`${file}.new`, b);
+      let gnu = '';
+      try {
+        execFileSync('diff', ['-u', file, `${file}.new`], { encoding: 'utf8' });
+      } catch (error) {
+        gnu = error.stdout;
+      }
+      expect(changed(ours)).toBeLessThanOrEqual(changed(gnu));
+    }
+    removeDir(dir.base);
+  });
+
   test('a walk stops when the request is cancelled, and reports progress', async () => {
     const sandbox = await createTestSandbox();
     for (let i = 0; i < 150; i++) await sandbox.write(`/t/d${i}/f.txt`, '');
