@@ -415,7 +415,7 @@ describe('escape attacks as tool calls', () => {
 
   test('a sibling directory sharing the root\'s name prefix is outside', async () => {
     expect(path.basename(layout['proj-secrets']).startsWith(path.basename(layout.proj))).toBe(true);
-    for (const p of ['/../proj-secrets/secret.txt', `${layout['proj-secrets']}/secret.txt`, `${layout.proj}-secrets/secret.txt`]) {
+    for (const p of ['/../proj-secrets/secret.txt', `${layout['proj-secrets']}/secret.txt`, 'proj/../../proj-secrets/secret.txt']) {
       expectRefused(await call('read_text_file', { path: p }));
       await call('write_file', { path: `${p}.new`, content: 'pwned' }); // refused, or lands inside at that virtual path
       expectRefused(await call('edit_file', { path: p, edits: [{ oldText: 'TOP', newText: 'pwned' }] }));
