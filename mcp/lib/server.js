@@ -1,0 +1,114 @@
+'use strict';
+
+// createServer({ sandbox, options }): an McpServer with the tools of tools/*.js registered. Each
+// tool's handler gets ctx = { sandbox, signal, progress, limits } and throws sandbox errors as they
+// come; this file turns them into tool results (tool-result.js), leaves write tools out when the
+// sandbox can write nothing, narrows the view to the client's roots only when asked, and plumbs
+// cancellation and progress from the request.
+const { McpServer } = require('@modelcontextprotocol/server');
+const { z } = require('zod');
+const { ok, failure } = require('./tool-result');
+const { narrowToRoots } = require('./roots');
+const { version } = require('../package.json');
+
+const DEFAULT_LIMITS = Object.freeze({
+  maxReadBytes: 256 * 1024,
+  maxEntries: 1000,
+  maxDepth: 10,
+  maxOutputBytes: 64 * 1024,
+});
+
+const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];
+
+const INSTRUCTIONS = 'Files are reached through a sandbox. Every path is virtual: "/" is the sandbox\'s root, ' +
+  'and list_allowed_directories shows what is mounted where and what is read-only. Host paths mean nothing here.';
+
+function allTools() {
+  return [...require('./tools/files'), ...require('./tools/exec')];
+}
+
+// A tool list with a missing or non-boolean hint is a programming error: caught at start.
+function checkTool(tool) {
+  for (const hint of HINTS) {
+    if (typeof tool.annotations?.[hint] !== 'boolean') throw new Error(`tool ${tool.name}: annotations.${hint} must be a boolean`);
+  }
+  if (typeof tool.handler !== 'function') throw new Error(`tool ${tool.name}: no handler`);
+}
+
+function canWriteAnything(sandbox) {
+  return sandbox !== null && sandbox.writablePaths().length > 0;
+}
+
+function schemaOf(shape) {
+  if (shape === undefined) return z.object({});
+  return shape['~standard'] ? shape : z.object(shape);
+}
+
+// ctx.progress(done, total?, message?): a notifications/progress for the request's token, or
+// nothing when the request carried none.
+function progressFor(sdkCtx) {
+  const token = sdkCtx.mcpReq._meta?.progressToken;
+  if (token === undefined) return () => {};
+  return (done, total, message) => {
+    const params = { progressToken: token, progress: done };
+    if (total !== undefined) params.total = total;
+    if (message !== undefined) params.message = message;
+    sdkCtx.mcpReq.notify({ method: 'notifications/progress', params }).catch(() => {});
+  };
+}
+
+// The view the client's roots allow (--roots narrow), fetched once and again after the client
+// says its roots changed. A client that cannot list roots leaves the sandbox as configured.
+function rootsView(mcp, sandbox, log) {
+  let current = null;
+  mcp.server.setNotificationHandler('notifications/roots/list_changed', () => {
+    current = null;
+  });
+  return async () => {
+    if (current === null) {
+      current = (async () => {
+        if (!mcp.server.getClientCapabilities()?.roots) return sandbox;
+        try {
+          const { roots } = await mcp.server.listRoots();
+          return narrowToRoots(sandbox, roots).sandbox;
+        } catch (error) {
+          log(`roots: could not list or apply the client's roots (${error.message}); serving the configured sandbox`);
+          return sandbox;
+        }
+      })();
+    }
+    return current;
+  };
+}
+
+function createServer({ sandbox, options = {} }) {
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const log = options.log ?? ((line) => process.stderr.write(`mount-sandbox-mcp: ${line}\n`));
+  const mcp = new McpServer({ name: 'mount-sandbox-mcp', version }, { instructions: INSTRUCTIONS });
+  const view = options.roots === 'narrow' ? rootsView(mcp, sandbox, log) : async () => sandbox;
+  const writable = canWriteAnything(sandbox);
+  const tools = options.tools ?? allTools();
+  for (const tool of tools) {
+    checkTool(tool);
+    if (tool.writes && !writable) continue;
+    mcp.registerTool(tool.name, {
+      title: tool.title,
+      description: tool.description,
+      inputSchema: schemaOf(tool.inputSchema),
+      ...(tool.outputSchema ? { outputSchema: schemaOf(tool.outputSchema) } : {}),
+      annotations: { ...(tool.title ? { title: tool.title } : {}), ...tool.annotations },
+    }, async (args, sdkCtx) => {
+      try {
+        const ctx = { sandbox: await view(), signal: sdkCtx.mcpReq.signal, progress: progressFor(sdkCtx), limits };
+        return await tool.handler(args, ctx);
+      } catch (error) {
+        const result = failure(error);
+        if (result.structuredContent.code === 'INTERNAL') log(`${tool.name}: ${error && error.stack ? error.stack : error}`);
+        return result;
+      }
+    });
+  }
+  return mcp;
+}
+
+module.exports = { createServer, DEFAULT_LIMITS, ok, failure };
