@@ -125,7 +125,7 @@ async function filesUnder(sandbox, dir, include, limits) {
 
 const isBinary = (bytes) => bytes.subarray(0, BINARY_PROBE).includes(0);
 
-// The search itself. `progress(done, total)` after each file; `signal` checked between files.
+// The search itself. `progress(done, total)` as files are searched; `signal` checked between files.
 async function grepFiles(sandbox, args, { signal, progress = () => {}, limits: given = {} } = {}) {
   const limits = { ...DEFAULTS, ...given };
   if (GLOB_META.test(args.path)) {
@@ -137,25 +137,26 @@ async function grepFiles(sandbox, args, { signal, progress = () => {}, limits: g
   const found = { matches: [], filesSearched: 0, bytesRead: 0, skipped: { binary: 0, unreadable: 0, cut: 0 }, stopped: null };
   if (listed.truncated) found.stopped = `the walk stopped after ${listed.paths.length} files (bounds: ${limits.maxFiles} files, ${limits.maxEntries} directory entries); narrow path or include`;
   const matcher = new Matcher(compiled, {
-    context: args.contextLines ?? 0, maxLineChars: limits.maxLineChars, maxHits: maxResults, budgetMs: limits.patternBudgetMs,
+    context: args.contextLines ?? 0, maxLineChars: limits.maxLineChars, maxHits: maxResults + 1, budgetMs: limits.patternBudgetMs,
   });
+  const step = Math.max(1, Math.floor(listed.paths.length / 100));
+  let done = 0;
   try {
     for (const file of listed.paths) {
       if (signal && signal.aborted) {
         found.stopped = 'the search was cancelled';
         break;
       }
-      if (found.matches.length >= maxResults) {
-        found.stopped = `it stopped at ${maxResults} matches (maxResults)`;
-        break;
-      }
+      if (found.stopped !== null && found.matches.length >= maxResults) break;
       const room = limits.maxTotalBytes - found.bytesRead;
       if (room <= 0) {
         found.stopped = `it stopped after reading ${limits.maxTotalBytes} bytes in all; narrow path or include`;
         break;
       }
       await searchFile(sandbox, file, matcher, Math.min(room, limits.maxFileBytes), found, maxResults);
-      progress(found.filesSearched, listed.paths.length);
+      done += 1;
+      // At most about a hundred notifications, whatever the number of files.
+      if (done % step === 0) progress(done, listed.paths.length);
     }
   } finally {
     matcher.close();
@@ -191,25 +192,39 @@ async function searchFile(sandbox, file, matcher, cap, found, maxResults) {
   if (hits === null) {
     throw new SandboxError('INVALID_PATTERN', `the pattern took more than ${matcher.budgetMs} ms on ${file} and was stopped (it backtracks too much); simplify it or pass literal: true`, file);
   }
-  for (const hit of hits.slice(0, maxResults - found.matches.length)) found.matches.push({ path: file, ...hit });
+  const room = maxResults - found.matches.length;
+  for (const hit of hits.slice(0, room)) found.matches.push({ path: file, ...hit });
+  if (hits.length > room) found.stopped = `it stopped at ${maxResults} matches (maxResults)`;
 }
 
 // The reply: grep's own format (path:line: text, context lines with "-"), then what was skipped
 // and why the search stopped, if it did.
-function formatResult(found, limits = {}) {
-  const maxFileBytes = limits.maxFileBytes ?? DEFAULTS.maxFileBytes;
+function formatResult(found, { maxFileBytes = DEFAULTS.maxFileBytes, maxReplyBytes = Infinity } = {}) {
   const lines = [];
+  let size = 0;
+  let shown = 0;
   for (const m of found.matches) {
-    m.before.forEach((text, i) => lines.push(`${m.path}-${m.line - m.before.length + i}- ${text}`));
-    lines.push(`${m.path}:${m.line}: ${m.text}`);
-    m.after.forEach((text, i) => lines.push(`${m.path}-${m.line + 1 + i}- ${text}`));
-    if (m.before.length > 0 || m.after.length > 0) lines.push('--');
+    const block = [
+      ...m.before.map((text, i) => `${m.path}-${m.line - m.before.length + i}- ${text}`),
+      `${m.path}:${m.line}: ${m.text}`,
+      ...m.after.map((text, i) => `${m.path}-${m.line + 1 + i}- ${text}`),
+      ...(m.before.length > 0 || m.after.length > 0 ? ['--'] : []),
+    ];
+    const bytes = block.reduce((n, line) => n + Buffer.byteLength(line) + 1, 0);
+    if (size + bytes > maxReplyBytes) {
+      found.stopped = `${found.matches.length - shown} more matches not shown: the reply is held to ${maxReplyBytes} bytes; narrow the search`;
+      break;
+    }
+    size += bytes;
+    shown += 1;
+    lines.push(...block);
   }
-  if (found.matches.length === 0) lines.push(`No matches in ${found.filesSearched} files.`);
+  if (found.matches.length === 0) lines.push(`No matches in ${found.filesSearched} file${found.filesSearched === 1 ? '' : 's'}.`);
+  const files = (n) => `${n} file${n === 1 ? '' : 's'}`;
   const notes = [];
-  if (found.skipped.binary > 0) notes.push(`${found.skipped.binary} binary files skipped`);
-  if (found.skipped.unreadable > 0) notes.push(`${found.skipped.unreadable} files could not be read`);
-  if (found.skipped.cut > 0) notes.push(`${found.skipped.cut} files searched only in their first ${maxFileBytes} bytes`);
+  if (found.skipped.binary > 0) notes.push(`${files(found.skipped.binary)} skipped as binary`);
+  if (found.skipped.unreadable > 0) notes.push(`${files(found.skipped.unreadable)} not readable here (a symlink out of the sandbox, or no permission)`);
+  if (found.skipped.cut > 0) notes.push(`${files(found.skipped.cut)} searched only in the first ${maxFileBytes} bytes`);
   if (notes.length > 0) lines.push(`(${notes.join('; ')})`);
   if (found.stopped !== null) lines.push(`[truncated: ${found.stopped}]`);
   return lines.join('\n');

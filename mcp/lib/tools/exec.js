@@ -129,12 +129,13 @@ const grepTool = {
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   writes: false,
   handler: async (args, ctx) => {
-    const limits = {};
-    if (ctx.limits && ctx.limits.maxEntries) limits.maxEntries = ctx.limits.maxEntries;
-    if (ctx.limits && ctx.limits.maxReadBytes) limits.maxFileBytes = ctx.limits.maxReadBytes;
-    const found = await grepFiles(ctx.sandbox, args, { signal: ctx.signal, progress: ctx.progress, limits });
+    // The walk's bounds are lib/grep.js's own (the server's maxEntries bounds a listing's reply,
+    // not the work of a search); the reply is held to the server's output cap.
+    const maxReplyBytes = (ctx.limits && ctx.limits.maxOutputBytes) || DEFAULT_MAX_OUTPUT_BYTES;
+    const found = await grepFiles(ctx.sandbox, args, { signal: ctx.signal, progress: ctx.progress });
+    const text = formatResult(found, { maxReplyBytes }); // may add a note that it cut the reply
     return {
-      content: [{ type: 'text', text: formatResult(found, limits) }],
+      content: [{ type: 'text', text }],
       structuredContent: {
         matches: found.matches.map(({ path, line, text }) => ({ path, line, text })),
         filesSearched: found.filesSearched,
