@@ -54,7 +54,9 @@ function installOfficial(dir) {
     encoding: 'utf8', timeout: 180_000,
   });
   if (ran.error || ran.status !== 0) {
-    const why = ran.error ? ran.error.message : (ran.stderr || '').trim().split('\n').slice(-3).join(' ');
+    const lines = (ran.stderr || '').split('\n').map((l) => l.replace(/^npm error\s*/, '').trim())
+      .filter((l) => l !== '' && !/complete log/.test(l));
+    const why = ran.error ? ran.error.message : lines.slice(0, 2).join(' ');
     return { entry: null, reason: `npm could not install ${OFFICIAL}: ${why || `exit ${ran.status}`}` };
   }
   const manifestPath = path.join(dir, 'node_modules', ...OFFICIAL.split('/'), 'package.json');
