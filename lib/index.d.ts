@@ -348,6 +348,11 @@ export declare function parseProgramConfig(text: string, options: { file: string
  */
 export declare function loadProgramConfig(file: string): Promise<ProgramConfig>;
 /**
+ * loadProgramConfig for a file named by hand, with discovery's trust rules: the configs above it
+ * are judged first (UntrustedConfigError, as findProgramConfig refuses), then it is read.
+ */
+export declare function loadTrustedProgramConfig(file: string): Promise<ProgramConfig>;
+/**
  * Walks up from startDir (default cwd) to the first config file; null when none. Rejects with
  * UntrustedConfigError a directory holding more than one config name, a config inside a writable
  * area of a config above it, and a config above that cannot be parsed; with
@@ -361,6 +366,12 @@ export declare function createSandboxFromConfig(config: ProgramConfig): Promise<
 export declare function parseWorkerFile(text: string, file?: string): WorkerDeclaration;
 /** Reads and parses a .worker file; rejects as loadProgramConfig does what cannot be read. */
 export declare function loadWorkerFile(file: string): Promise<WorkerDeclaration>;
+/**
+ * loadWorkerFile for a .worker file named by hand for this program's sandbox: refused
+ * (UntrustedConfigError, code UNTRUSTED_CONFIG, reason UNPROTECTED_WORKER) when it lies where the
+ * sandbox lets commands write and is not one of the worker files the config protects.
+ */
+export declare function loadTrustedWorkerFile(config: ProgramConfig, file: string): Promise<WorkerDeclaration>;
 /** call_worker's rule: the child's sandbox, null for none; never wider than the parent. */
 export declare function sandboxForWorker(
   parent: MountSandbox<string | null> | null,

@@ -438,15 +438,27 @@ async function createSandboxFromConfig(given) {
   return addProtectedFiles(await createMountSandboxAsync(config), trusted, absent);
 }
 
+// A .worker file named by hand for a program's sandbox (the CLI's --worker, mount-sandbox-mcp's):
+// refused (UntrustedConfigError, UNPROTECTED_WORKER) when it lies where that sandbox lets commands
+// write and is not one of the worker files the config protects, judged before it is read.
+async function loadTrustedWorkerFile(given, file) {
+  const programConfig = plainData(given, typeError, 'programConfig');
+  program.sandboxConfigFrom(programConfig);
+  const trusted = await program.filesTheNextRunTrusts(programConfig);
+  return program.loadTrustedWorkerFile(programConfig, file, trusted);
+}
+
 module.exports = {
   createMountSandbox,
   createSandboxFromConfig,
   findProgramConfig: program.findProgramConfig,
   loadProgramConfig: program.loadProgramConfig,
+  loadTrustedProgramConfig: program.loadTrustedProgramConfig,
   parseProgramConfig: program.parseProgramConfig,
   sandboxConfigFrom: program.sandboxConfigFrom,
   parseWorkerFile: program.parseWorkerFile,
   loadWorkerFile: program.loadWorkerFile,
+  loadTrustedWorkerFile,
   sandboxForWorker: program.sandboxForWorker,
   CONFIG_FILE_NAMES: program.CONFIG_FILE_NAMES,
   DEFAULT_ATTACHMENT_POLICY,

@@ -6,17 +6,19 @@
 //   const result = await client.callTool({ name: 'read_text_file', arguments: { path: '/a.txt' } });
 //   await close();
 // stderr() is what the server wrote to its stderr so far. Options: { env, cwd, clientOptions
-// (passed to the SDK's Client: capabilities, ...), roots (answered to roots/list when given) }.
+// (passed to the SDK's Client: capabilities, ...), roots (answered to roots/list when given: an
+// array or a function returning one), bin (another entry, such as PROBE_BIN) }.
 const path = require('path');
 const { Client } = require('@modelcontextprotocol/client');
 const { StdioClientTransport } = require('@modelcontextprotocol/client/stdio');
 
 const BIN = path.join(__dirname, '..', '..', 'mcp', 'bin', 'mount-sandbox-mcp.js');
+const PROBE_BIN = path.join(__dirname, 'mcp-probe-server.js');
 
 async function startServer(args, options = {}) {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN, ...args],
+    args: [options.bin ?? BIN, ...args],
     env: { ...process.env, ...options.env },
     cwd: options.cwd,
     stderr: 'pipe',
@@ -46,4 +48,4 @@ async function startServer(args, options = {}) {
   };
 }
 
-module.exports = { startServer, BIN };
+module.exports = { startServer, BIN, PROBE_BIN };
