@@ -6,7 +6,7 @@
 // searches that would read or return without bound, follow a symlink out, or hang the server.
 const fs = require('fs');
 const path = require('path');
-const { makeTempLayout, removeDir, snapshotTree, write } = require('./helpers');
+const { makeTempLayout, removeDir, snapshotTree, testNeeding, write } = require('./helpers');
 const { needs, sleep } = require('./exec-helpers');
 const { startServer } = require('./helpers/mcp-client');
 
@@ -85,6 +85,26 @@ describe('exec', () => {
     expect(tool.description).toMatch(/\/x is \/workspace\/x/);
     expect(tool.description).toMatch(/no network/);
     expect(JSON.stringify(tools)).not.toContain(layout.base);
+  });
+
+  // The hint follows the server's network setting only once server.js registers the definitions
+  // tools/exec.js makes for the sandbox (forSandbox); until then this says so and is skipped.
+  const perSandbox = fs.readFileSync(path.join(__dirname, '..', 'mcp', 'lib', 'server.js'), 'utf8').includes('forSandbox')
+    ? null
+    : 'mcp/lib/server.js registers the static exec definitions (network off), not forSandbox(sandbox)';
+  testNeeding(perSandbox)('openWorldHint and the description follow --network and --allow', async () => {
+    for (const [args, open, said] of [
+      [[], false, /no network/],
+      [['--network'], true, /the host's network/],
+      [['--allow', 'registry.npmjs.org:443'], true, /only these destinations, by name, through a proxy: registry\.npmjs\.org:443/],
+    ]) {
+      const client = await start(args);
+      const tool = (await client.listTools()).tools.find((t) => t.name === 'exec');
+      expect(tool.annotations.openWorldHint).toBe(open);
+      expect(tool.description).toMatch(said);
+      await server.close();
+      server = null;
+    }
   });
 
   needs('private-root')('[confinement] cat of a secret beside the sandbox fails by its host path, by .., and through a symlink out', async () => {
