@@ -281,6 +281,24 @@ describe('grep_files', () => {
     expect(missing.result).toMatchObject({ isError: true, structuredContent: { code: 'NOT_FOUND' } });
   });
 
+  // In-process: the SDK client gives up on a cancelled request at once, so whether the walk
+  // stopped is seen on the handler's own result.
+  test('[cancellation] the search stops between files once the request\'s signal aborts', async () => {
+    for (let i = 0; i < 20; i++) write(path.join(layout.root, 'c', `f${String(i).padStart(2, '0')}.txt`), 'x\n');
+    const { createMountSandbox } = require('../lib');
+    const { grepFiles } = require('../mcp/lib/grep');
+    const sandbox = createMountSandbox({ root: layout.root });
+    const controller = new AbortController();
+    const found = await grepFiles(sandbox, { path: '/c', pattern: 'x' }, {
+      signal: controller.signal,
+      progress: (done) => {
+        if (done === 3) controller.abort();
+      },
+    });
+    expect(found.filesSearched).toBe(3);
+    expect(found.stopped).toBe('the search was cancelled');
+  });
+
   // One per file up to a hundred files. The client drops those it handles after the reply, so
   // the last few may be missing.
   test('[progress] a request with a progress token gets a notification per file searched', async () => {
