@@ -269,14 +269,21 @@ describe('grep_files', () => {
     expect(after.text).toMatch(/app\.js:1:/);
   });
 
+  test('a directory whose name has glob characters is searched as named, and only it', async () => {
+    write(path.join(layout.root, 'a[1]', 'in.txt'), 'found\n');
+    write(path.join(layout.root, 'a1', 'other.txt'), 'found\n');
+    const client = await start();
+    const { text } = await grep(client, { path: '/a[1]', pattern: 'found' });
+    expect(text).toBe('/a[1]/in.txt:1: found');
+  });
+
   test('bad input is a tool error: an invalid regular expression, a wildcard in path, a missing directory', async () => {
     const client = await start();
     const bad = await grep(client, { path: '/', pattern: '(' });
     expect(bad.result).toMatchObject({ isError: true, structuredContent: { code: 'INVALID_PATTERN' } });
     expect(bad.text).toMatch(/literal: true/);
-    const wild = await grep(client, { path: '/src/*', pattern: 'x' });
-    expect(wild.result.isError).toBe(true);
-    expect(wild.text).toMatch(/wildcard/);
+    const wild = await grep(client, { path: '/src/*', pattern: 'x' }); // a name, not a pattern
+    expect(wild.result).toMatchObject({ isError: true, structuredContent: { code: 'NOT_FOUND' } });
     const missing = await grep(client, { path: '/nowhere', pattern: 'x' });
     expect(missing.result).toMatchObject({ isError: true, structuredContent: { code: 'NOT_FOUND' } });
   });

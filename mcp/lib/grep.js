@@ -20,7 +20,8 @@ const DEFAULTS = {
 const BINARY_PROBE = 8192; // a NUL within the first bytes marks a binary file, as grep does
 // Files skipped with a count in the reply (a symlink out, no permission, a pseudo-filesystem).
 const UNREADABLE = ['SYMLINK_ESCAPE', 'SYMLINK_LOOP', 'ACCESS_DENIED', 'TOO_LARGE', 'UNTRUSTED_SOURCE', 'PSEUDO_FILESYSTEM'];
-const GLOB_META = /[*?[\]{}\\]/;
+// The directory searched is a path, not a pattern: "a[1]" or "{x}" is matched as written.
+const escapeGlob = (p) => p.replace(/[\\*?[\]{}]/g, '\\$&');
 
 // The worker: { id, text } in, { id, hits: [{ line, text, before, after }] } out. The pattern is
 // compiled once, when the worker starts.
@@ -117,7 +118,7 @@ class Matcher {
 async function filesUnder(sandbox, dir, include, limits) {
   const info = await sandbox.stat(dir);
   if (!info.isDirectory) return { paths: [dir], truncated: false };
-  const base = dir === '/' ? '' : dir.replace(/\/+$/, '');
+  const base = dir === '/' ? '' : escapeGlob(dir.replace(/\/+$/, ''));
   const name = include || '*';
   const pattern = name.includes('/') ? `${base}/${name.replace(/^\/+/, '')}` : `${base}/**/${name}`;
   return sandbox.glob(pattern, { limit: limits.maxFiles, maxEntries: limits.maxEntries });
@@ -128,9 +129,6 @@ const isBinary = (bytes) => bytes.subarray(0, BINARY_PROBE).includes(0);
 // The search itself. `progress(done, total)` as files are searched; `signal` checked between files.
 async function grepFiles(sandbox, args, { signal, progress = () => {}, limits: given = {} } = {}) {
   const limits = { ...DEFAULTS, ...given };
-  if (GLOB_META.test(args.path)) {
-    throw new SandboxError('INVALID_PATH', `the path ${JSON.stringify(args.path)} contains a wildcard character; give a directory or a file, and put wildcards in include`, args.path);
-  }
   const compiled = compile(args.pattern, args);
   const maxResults = args.maxResults ?? 100;
   const listed = await filesUnder(sandbox, args.path, args.include, limits);
