@@ -277,7 +277,7 @@ describe('grep_files', () => {
     expect(text).toBe('/a[1]/in.txt:1: found');
   });
 
-  test('bad input is a tool error: an invalid regular expression, a wildcard in path, a missing directory', async () => {
+  test('bad input is a tool error: an invalid regular expression, a missing directory (a wildcard in path is a name)', async () => {
     const client = await start();
     const bad = await grep(client, { path: '/', pattern: '(' });
     expect(bad.result).toMatchObject({ isError: true, structuredContent: { code: 'INVALID_PATTERN' } });
