@@ -254,6 +254,27 @@ describe('client roots', () => {
     expect((await server.call('probe_read', { path: '/secret.txt' })).isError).toBe(true);
   });
 
+  test('--roots narrow: several roots inside narrow to the smallest directory holding them', async () => {
+    write(path.join(layout.root, 'sub', 'one', 'x.txt'), 'x');
+    write(path.join(layout.root, 'sub', 'two', 'y.txt'), 'y');
+    const roots = [{ uri: uri(path.join(layout.root, 'sub', 'one')) }, { uri: uri(path.join(layout.root, 'sub', 'two')) }];
+    const server = await probe(['--root', layout.root, '--roots', 'narrow'], { roots });
+    expect(text(await server.call('probe_read', { path: '/one/x.txt' }))).toBe('x');
+    expect(text(await server.call('probe_read', { path: '/inner.txt' }))).toBe('inner file');
+    expect((await server.call('probe_read', { path: '/a.txt' })).isError).toBe(true);
+  });
+
+  test('--roots narrow: a changed root list is asked for again, and an outside root then narrows nothing', async () => {
+    let roots = [{ uri: uri(path.join(layout.root, 'sub')) }];
+    const server = await probe(['--root', layout.root, '--roots', 'narrow'], { roots: () => roots });
+    expect(text(await server.call('probe_read', { path: '/inner.txt' }))).toBe('inner file');
+    roots = [{ uri: uri(layout.outside) }];
+    await server.client.sendRootsListChanged();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(text(await server.call('probe_read', { path: '/a.txt' }))).toBe('root file');
+    expect((await server.call('probe_read', { path: '/secret.txt' })).isError).toBe(true);
+  });
+
   test('--roots narrow: a root in a read-only mount gives a read-only view, not a writable one', async () => {
     const roots = [{ uri: uri(layout.ro) }];
     const server = await probe(['--root', layout.root, '--mount', `${layout.ro}:/ro:ro`, '--roots', 'narrow'], { roots });
@@ -301,5 +322,24 @@ describe('--config', () => {
     const result = spawnSync(process.execPath, [BIN, '--config', file], { encoding: 'utf8', input: '' });
     expect(result.status).toBe(1);
     expect(result.stderr).toMatch(/sandbox\.readonly/);
+  });
+});
+
+describe('tool definitions', () => {
+  const { checkTool } = require('../mcp/lib/server');
+  const tool = (annotations) => ({ name: 't', annotations, handler: async () => ({ content: [] }) });
+  const full = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
+  test('a tool missing one of the four hints, or giving one as a non-boolean, is refused at start', () => {
+    expect(() => checkTool(tool(full))).not.toThrow();
+    for (const hint of HINTS) {
+      const { [hint]: _, ...missing } = full;
+      expect(() => checkTool(tool(missing))).toThrow(`annotations.${hint} must be a boolean`);
+      expect(() => checkTool(tool({ ...full, [hint]: 'true' }))).toThrow(`annotations.${hint} must be a boolean`);
+    }
+  });
+
+  test('every shipped tool passes', () => {
+    for (const t of realTools()) expect(() => checkTool(t)).not.toThrow();
   });
 });

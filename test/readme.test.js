@@ -4,7 +4,8 @@
 // directory where 'mount-sandbox' resolves to this package, shell in a clone of the repository
 // (the README's own setting for its commands), YAML as a program config file. TypeScript is code
 // for golem-forge: each block is one of the files of test/golem-forge/src, which
-// test/golem-forge.test.js typechecks against golem-forge's types and runs. A block the test
+// test/golem-forge.test.js typechecks against golem-forge's types and runs. JSON is an MCP client's
+// configuration for mount-sandbox-mcp, which test/mcp-docs.test.js checks. A block the test
 // cannot run carries `<!-- not run by test/readme.test.js: reason -->` on the line before it.
 //
 // A JavaScript block whose info string names a test runner after the language, ```js jest or
@@ -69,7 +70,7 @@ function freshDir(block) {
 test('every block is run, or says why not (and few say so)', () => {
   const notRun = blocks.filter((b) => b.notRun);
   expect(notRun.length).toBeLessThanOrEqual(MAX_NOT_RUN);
-  const known = (b) => (b.lang === 'js' ? [null, 'jest', 'vitest'] : ['sh', 'yaml', 'ts'].includes(b.lang) ? [null] : []).includes(b.runner);
+  const known = (b) => (b.lang === 'js' ? [null, 'jest', 'vitest'] : ['sh', 'yaml', 'ts', 'json'].includes(b.lang) ? [null] : []).includes(b.runner);
   const unknown = runnable.filter((b) => !known(b));
   expect(unknown.map((b) => `README.md:${b.line} (${[b.lang, b.runner].filter(Boolean).join(' ')})`)).toEqual([]);
   expect(named('js').length).toBeGreaterThanOrEqual(5);
@@ -194,6 +195,10 @@ test.each(named('sh'))('%s runs in the repository, each command succeeding', (_,
     });
     if (result.status !== 0) throw new Error(`${line}\nexit ${result.status}:\n${result.stdout}\n${result.stderr}`);
   }
+});
+
+test.each(named('json'))('%s parses as JSON', (_, block) => {
+  expect(() => JSON.parse(block.code)).not.toThrow();
 });
 
 test.each(named('yaml'))('%s is a valid program config whose sandbox can be made', async (_, block) => {

@@ -66,9 +66,12 @@ async function run(argv, extra = {}) {
   } catch (error) {
     fail(error.message, error instanceof UsageError ? 2 : 1);
   }
-  const { createServer } = require('./server');
+  const { createServer, allTools, checkTool } = require('./server');
   const { serveStdio } = require('@modelcontextprotocol/server/stdio');
-  const options = { roots: args.roots, ...(extra.tools ? { tools: extra.tools } : {}) };
+  const tools = extra.tools ?? allTools();
+  // A tool without its four hints is refused here, before any client connects.
+  tools.forEach(checkTool);
+  const options = { roots: args.roots, tools };
   serveStdio(() => createServer({ sandbox, options }), {
     onerror: (error) => process.stderr.write(`mount-sandbox-mcp: ${error.message}\n`),
   });

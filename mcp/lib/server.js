@@ -111,4 +111,4 @@ function createServer({ sandbox, options = {} }) {
   return mcp;
 }
 
-module.exports = { createServer, DEFAULT_LIMITS, ok, failure };
+module.exports = { createServer, allTools, checkTool, DEFAULT_LIMITS, ok, failure };
