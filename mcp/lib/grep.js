@@ -167,8 +167,9 @@ async function searchFile(sandbox, file, matcher, cap, found, maxResults) {
   try {
     bytes = await sandbox.readBinary(file, { length: cap + 1 });
   } catch (error) {
-    // A directory the glob matched by name, a file removed meanwhile, one this process may not
-    // read: not a reason to end the search. Anything else (a symlink out, a broken sandbox) is.
+    // A directory the glob matched by name, a FIFO, a file removed meanwhile: passed over. A
+    // symlink out, a file this process may not read: counted and passed over. Anything else (a
+    // sandbox whose mount went away) ends the search as the sandbox's error.
     if (error instanceof SandboxError && ['IS_DIRECTORY', 'NOT_FOUND', 'NOT_REGULAR_FILE'].includes(error.code)) return;
     if (error instanceof SandboxError && UNREADABLE.includes(error.code)) {
       found.skipped.unreadable += 1;
