@@ -23,6 +23,7 @@ const MAX_PROCESSES = 4_194_304;
 const OPTIONS = [
   'cwd', 'env', 'stdin', 'timeoutMs', 'maxOutputBytes', 'network', 'namespaces',
   'allowWeakerEnforcement', 'hostReadPaths', 'workspace', 'limits', 'protectGit', 'grant', 'onRequest',
+  'signal',
 ];
 const LIMITS = ['processes', 'memoryBytes', 'cpuSeconds'];
 const NAMESPACE_MODES = ['require', 'prefer', 'off'];
@@ -153,6 +154,15 @@ function checkStdin(stdin) {
   throw new TypeError('expected a string or Uint8Array for stdin');
 }
 
+// The caller's AbortSignal itself (a plain copy of it would be an empty object): taken from the
+// given options' own data property, which plainData has already checked is no getter.
+function checkSignal(given) {
+  const descriptor = Reflect.getOwnPropertyDescriptor(given, 'signal');
+  if (descriptor === undefined || descriptor.value === undefined) return null;
+  if (descriptor.value instanceof AbortSignal) return descriptor.value;
+  throw new TypeError('expected an AbortSignal for signal, like new AbortController().signal');
+}
+
 const typeError = (message) => new TypeError(message);
 
 // Everything validated before anything is created or run, on a plain copy of the options (no
@@ -190,6 +200,7 @@ function parseOptions(given) {
     protectGit: options.protectGit === undefined || booleanOption(options.protectGit, 'protectGit'),
     env: checkEnv(options.env),
     stdin: options.stdin,
+    signal: checkSignal(given),
   };
 }
 

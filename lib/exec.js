@@ -156,6 +156,10 @@ function outcome(status, code, signal) {
   return signal ? { exitCode: -1, signal } : { exitCode: code ?? -1, signal: null };
 }
 
+// How a call whose `signal` aborted ends: before the command started, or once all of it is gone.
+function abortedError() {
+  return new ExecError('the command was cancelled; its processes were killed', undefined, 'aborted');
+}
 
 function killGroup(pid) {
   try {
@@ -215,6 +219,10 @@ function serveNetwork(channel, opts, network, kill) {
 // With `network`, the judge that served the command comes back as `judge`.
 function run(policy, opts, network = null) {
   return new Promise((resolve, reject) => {
+    if (opts.signal && opts.signal.aborted) {
+      reject(abortedError());
+      return;
+    }
     let child;
     let channel = null;
     try {
@@ -245,12 +253,26 @@ function run(policy, opts, network = null) {
     const stderr = new Capture(opts.maxOutputBytes);
     let statusText = '';
     let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
+    let aborted = false;
+    const stop = () => {
       killGroup(child.pid);
       // A process that left the group may still hold the pipes open.
       for (const stream of [child.stdout, child.stderr, child.stdio[3]]) stream.destroy();
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop();
     }, opts.timeoutMs);
+    // The caller's cancellation: the same kill as a timeout's, then the call rejects.
+    const onAbort = () => {
+      aborted = true;
+      stop();
+    };
+    if (opts.signal) opts.signal.addEventListener('abort', onAbort, { once: true });
+    const settle = () => {
+      clearTimeout(timer);
+      if (opts.signal) opts.signal.removeEventListener('abort', onAbort);
+    };
     child.stdout.on('data', (d) => stdout.add(d));
     child.stderr.on('data', (d) => stderr.add(d));
     const statusPipe = /** @type {import('stream').Readable} */ (child.stdio[3]);
@@ -263,18 +285,18 @@ function run(policy, opts, network = null) {
     // When the command ends, so does whatever it left running in its group.
     child.on('exit', () => killGroup(child.pid));
     child.on('error', (/** @type {NodeJS.ErrnoException} */ err) => {
-      clearTimeout(timer);
+      settle();
       reject(new ExecError(`cannot start the exec launcher: ${err.code || err.message}`, undefined, 'spawn'));
     });
     child.on('close', (code, signal) => {
-      clearTimeout(timer);
+      settle();
       const status = parseStatus(statusText);
       // The judge's connections end with the command's namespace; its listeners end here.
       const served = judge.then(async (j) => {
         if (j !== null) await j.close();
         return j;
       });
-      const done = () => served.then((j) => resolve({ status, code, signal, stdout, stderr, timedOut, judge: j }), reject);
+      const done = () => served.then((j) => resolve({ status, code, signal, stdout, stderr, timedOut, aborted, judge: j }), reject);
       if (status.cgroup === null) done();
       else removeCgroup(status.cgroup).then(done);
     });
@@ -320,7 +342,7 @@ async function runAllowingFallback(policy, opts, network) {
   const ran = await run(policy, opts, network);
   const { error } = ran.status;
   const allowed = policy.namespaces === 'prefer' || policy.allowWeaker;
-  if (!error || !allowed || !refusedIdMaps(error.stage, error.errno)) return ran;
+  if (ran.aborted || !error || !allowed || !refusedIdMaps(error.stage, error.errno)) return ran;
   return run({ ...policy, namespaces: 'off' }, opts, network);
 }
 
@@ -329,6 +351,7 @@ async function exec(sandbox, handle, givenArgv, options = {}) {
   const argv = Array.isArray(givenArgv) ? plainData(givenArgv, typeError, 'argv') : givenArgv;
   checkArgv(argv);
   const opts = parseOptions(options);
+  if (opts.signal && opts.signal.aborted) throw abortedError();
   // A network wider than the sandbox's is refused before anything is made.
   const network = commandNetwork(sandbox, opts);
   const cwd = await workingDirectory(sandbox, opts.cwd, opts.workspace);
@@ -375,6 +398,7 @@ async function runCommand(state, sandbox, sandboxPaths, argv, opts, cwd) {
   const ran = await runAllowingFallback(policy, opts, { policy: opts.network, onRequest: opts.onRequest });
   const { status } = ran;
   state.enforced = status.ok;
+  if (ran.aborted) throw abortedError();
   if (status.error) {
     const error = launchError(status.error.stage, status.error.errno, opts.cwd);
     if (status.error.syscall) error.syscall = status.error.syscall;

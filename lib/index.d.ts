@@ -453,6 +453,11 @@ export interface ExecOptions {
    */
   onRequest?: (request: { host: string; port: number }) => boolean | Promise<boolean>;
   /**
+   * Cancels the call: every process of the command is killed, then the call rejects with an
+   * ExecError of stage 'aborted' (at once when the signal has already aborted, with nothing run).
+   */
+  signal?: AbortSignal;
+  /**
    * 'require': refuse to run without user, mount and PID namespaces (ExecEnforcementError);
    * 'prefer': use them when available; 'off': never.
    * @default 'require'
