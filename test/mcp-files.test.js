@@ -33,6 +33,8 @@ const OFFICIAL = {
   list_allowed_directories: [],
 };
 const ADDED = ['delete_file', 'copy_file', 'explain_path'];
+// The command tools (mcp/lib/tools/exec.js, test/mcp-exec.test.js) are served beside these.
+const COMMAND_TOOLS = ['exec', 'grep_files'];
 const WRITE_TOOLS = ['write_file', 'edit_file', 'create_directory', 'move_file', 'delete_file', 'copy_file'];
 const SECRET = 'TOP-SECRET-4f1d9c';
 
@@ -81,7 +83,7 @@ describe('the tool list', () => {
     const { tools: listed } = await server.client.listTools();
     replies.push({ args: '', reply: JSON.stringify(listed) });
     const byName = Object.fromEntries(listed.map((t) => [t.name, t]));
-    expect(Object.keys(byName).sort()).toEqual([...Object.keys(OFFICIAL), ...ADDED].sort());
+    expect(Object.keys(byName).sort()).toEqual([...Object.keys(OFFICIAL), ...ADDED, ...COMMAND_TOOLS].sort());
     for (const [name, params] of Object.entries(OFFICIAL)) {
       const props = Object.keys(byName[name].inputSchema.properties ?? {});
       for (const p of params) expect([name, props.includes(p)]).toEqual([name, true]);
@@ -90,7 +92,9 @@ describe('the tool list', () => {
   });
 
   test('every tool carries the four hints, openWorldHint false, readOnlyHint false exactly on the write tools', async () => {
-    const { tools: listed } = await server.client.listTools();
+    const { tools: served } = await server.client.listTools();
+    const listed = served.filter((t) => !COMMAND_TOOLS.includes(t.name));
+    expect(listed).toHaveLength(served.length - COMMAND_TOOLS.length);
     for (const t of listed) {
       for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint']) {
         expect([t.name, hint, typeof t.annotations[hint]]).toEqual([t.name, hint, 'boolean']);

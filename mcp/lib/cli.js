@@ -68,7 +68,7 @@ async function run(argv, extra = {}) {
   }
   const { createServer, allTools, checkTool } = require('./server');
   const { serveStdio } = require('@modelcontextprotocol/server/stdio');
-  const tools = extra.tools ?? allTools();
+  const tools = extra.tools ?? allTools(sandbox);
   // A tool without its four hints is refused here, before any client connects.
   tools.forEach(checkTool);
   const options = { roots: args.roots, tools };

@@ -16,6 +16,7 @@ const DEFAULT_LIMITS = Object.freeze({
   maxEntries: 1000,
   maxDepth: 10,
   maxOutputBytes: 64 * 1024,
+  maxMediaBytes: 5 * 1024 * 1024,
 });
 
 const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];
@@ -23,8 +24,9 @@ const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHi
 const INSTRUCTIONS = 'Files are reached through a sandbox. Every path is virtual: "/" is the sandbox\'s root, ' +
   'and list_allowed_directories shows what is mounted where and what is read-only. Host paths mean nothing here.';
 
-function allTools() {
-  return [...require('./tools/files'), ...require('./tools/exec')];
+// exec's description and openWorldHint say what network its commands get: they depend on the sandbox.
+function allTools(sandbox = null) {
+  return [...require('./tools/files'), ...require('./tools/exec').forSandbox(sandbox)];
 }
 
 // A tool list with a missing or non-boolean hint is a programming error: caught at start.
@@ -87,7 +89,7 @@ function createServer({ sandbox, options = {} }) {
   const mcp = new McpServer({ name: 'mount-sandbox-mcp', version }, { instructions: INSTRUCTIONS });
   const view = options.roots === 'narrow' ? rootsView(mcp, sandbox, log) : async () => sandbox;
   const writable = canWriteAnything(sandbox);
-  const tools = options.tools ?? allTools();
+  const tools = options.tools ?? allTools(sandbox);
   for (const tool of tools) {
     checkTool(tool);
     if (tool.writes && !writable) continue;
