@@ -285,6 +285,25 @@ describe('client roots', () => {
   });
 });
 
+describe('approvals', () => {
+  test('"ask" makes a change tool destructive, so a client confirms it; preApproved leaves it as it is', async () => {
+    const project = path.join(layout.base, 'approvals');
+    fs.mkdirSync(project, { recursive: true });
+    const config = path.join(project, 'golem-forge.config.yaml');
+    const hintsOf = async (approval) => {
+      write(config, `sandbox:\n  root: ${JSON.stringify(layout.root)}\n  approval:\n    write: ${approval}\n    delete: preApproved\n`);
+      const server = await start(['--config', config]);
+      const { tools } = await server.listTools();
+      return Object.fromEntries(tools.map((t) => [t.name, t.annotations.destructiveHint]));
+    };
+    const preApproved = await hintsOf('preApproved');
+    expect(preApproved.create_directory).toBe(false);
+    const asked = await hintsOf('ask');
+    expect(asked.create_directory).toBe(true);
+    expect(asked.read_text_file).toBe(false);
+  });
+});
+
 describe('--config', () => {
   test('serves the program config\'s sandbox, and a worker file\'s narrower one', async () => {
     const project = path.join(layout.base, 'project');

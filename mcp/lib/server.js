@@ -37,6 +37,23 @@ function checkTool(tool) {
   if (typeof tool.handler !== 'function') throw new Error(`tool ${tool.name}: no handler`);
 }
 
+// Where the configuration marks `operation` "ask" (golem-forge's approval: a person confirms).
+function askingPlaces(sandbox, operation) {
+  const described = sandbox.describe();
+  const places = described.mounts.filter((m) => m.approval[operation] === 'ask').map((m) => m.target);
+  if (described.root !== null && described.approval[operation] === 'ask') places.unshift('/');
+  return places;
+}
+
+// A change the configuration says needs approval ("ask") is announced as destructive, so that a
+// client confirms it with the user before the call rather than running it unasked; "blocked" is
+// refused by the sandbox itself. `changes`: the operations a tool makes (default: write).
+function withApprovals(tool, sandbox) {
+  if (!tool.writes || sandbox === null) return tool;
+  const asking = (tool.changes ?? ['write']).some((operation) => askingPlaces(sandbox, operation).length > 0);
+  return asking ? { ...tool, annotations: { ...tool.annotations, destructiveHint: true } } : tool;
+}
+
 function canWriteAnything(sandbox) {
   return sandbox !== null && sandbox.writablePaths().length > 0;
 }
@@ -90,9 +107,10 @@ function createServer({ sandbox, options = {} }) {
   const view = options.roots === 'narrow' ? rootsView(mcp, sandbox, log) : async () => sandbox;
   const writable = canWriteAnything(sandbox);
   const tools = options.tools ?? allTools(sandbox);
-  for (const tool of tools) {
-    checkTool(tool);
-    if (tool.writes && !writable) continue;
+  for (const given of tools) {
+    checkTool(given);
+    if (given.writes && !writable) continue;
+    const tool = withApprovals(given, sandbox);
     mcp.registerTool(tool.name, {
       title: tool.title,
       description: tool.description,

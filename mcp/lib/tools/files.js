@@ -638,6 +638,7 @@ module.exports = [
   },
   {
     name: 'move_file',
+    changes: ['write', 'delete'],
     title: 'Move or rename a file',
     description: 'Move or rename a file, within a mount or across mounts. Fails if the destination exists. Directories ' +
       `are not moved. ${PATHS}`,
@@ -680,6 +681,7 @@ module.exports = [
   },
   {
     name: 'delete_file',
+    changes: ['delete'],
     title: 'Delete a file',
     description: `Delete a file or a symlink (never a directory, never what a symlink points to). ${PATHS}`,
     inputSchema: { path },
