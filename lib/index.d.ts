@@ -407,6 +407,16 @@ export declare const DEFAULT_MAX_READ_BYTES: number;
 
 
 
+/**
+ * An AbortSignal (`new AbortController().signal`), by its shape, so that this declaration needs
+ * neither the DOM's types nor Node's.
+ */
+export interface ExecAbortSignal {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
 export interface ExecOptions {
   /**
    * Virtual working directory (the command finds it at `workspace` + cwd).
@@ -456,7 +466,7 @@ export interface ExecOptions {
    * Cancels the call: every process of the command is killed, then the call rejects with an
    * ExecError of stage 'aborted' (at once when the signal has already aborted, with nothing run).
    */
-  signal?: AbortSignal;
+  signal?: ExecAbortSignal;
   /**
    * 'require': refuse to run without user, mount and PID namespaces (ExecEnforcementError);
    * 'prefer': use them when available; 'off': never.
