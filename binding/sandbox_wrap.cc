@@ -86,6 +86,17 @@ Napi::Value to_buffer(Napi::Env env, msb::Bytes& bytes) {
 
 // One string with NUL separators (names cannot contain NUL), split by the facade: one V8 string
 // instead of a thousand strings and element stores for a large directory.
+char type_letter(msb::sys::EntryType type) {
+  switch (type) {
+    case msb::sys::EntryType::file: return 'f';
+    case msb::sys::EntryType::directory: return 'd';
+    case msb::sys::EntryType::symlink: return 'l';
+    case msb::sys::EntryType::other: return 'o';
+    case msb::sys::EntryType::unknown: return 'u';
+  }
+  return 'u';
+}
+
 Napi::Value to_names(Napi::Env env, std::vector<std::string>& names) {
   std::string joined;
   for (const std::string& name : names) {
@@ -93,6 +104,22 @@ Napi::Value to_names(Napi::Env env, std::vector<std::string>& names) {
     joined += name;
   }
   return text_value(env, joined);
+}
+
+// { names: joined by NUL, types: one letter per entry (f file, d directory, l symlink, o other,
+// u unknown) }: two strings, however many entries.
+Napi::Value to_entries(Napi::Env env, std::vector<msb::DirEntry>& entries) {
+  std::string names;
+  std::string types;
+  for (const msb::DirEntry& entry : entries) {
+    if (!names.empty()) names += '\0';
+    names += entry.name;
+    types += type_letter(entry.type);
+  }
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("names", text_value(env, names));
+  out.Set("types", text_value(env, types));
+  return out;
 }
 
 Napi::Value to_glob(Napi::Env env, msb::GlobResult& result) {
@@ -145,6 +172,7 @@ Napi::Function SandboxWrap::Define(Napi::Env env) {
                       InstanceMethod<&SandboxWrap::Delete>("delete"),
                       InstanceMethod<&SandboxWrap::Exists>("exists"),
                       InstanceMethod<&SandboxWrap::List>("list"),
+                      InstanceMethod<&SandboxWrap::ListEntries>("listEntries"),
                       InstanceMethod<&SandboxWrap::Stat>("stat"),
                       InstanceMethod<&SandboxWrap::CreateSources>("createSources"),
                       InstanceMethod<&SandboxWrap::Resolve>("resolve"),
@@ -238,6 +266,13 @@ Napi::Value SandboxWrap::List(const Napi::CallbackInfo& info) {
   auto core = core_;
   return Operation<std::vector<std::string>>::Start(
       Value(), make_error_, path, [core, path] { return core->list(path); }, to_names);
+}
+
+Napi::Value SandboxWrap::ListEntries(const Napi::CallbackInfo& info) {
+  std::string path = string_arg(info, 0);
+  auto core = core_;
+  return Operation<std::vector<msb::DirEntry>>::Start(
+      Value(), make_error_, path, [core, path] { return core->list_entries(path); }, to_entries);
 }
 
 Napi::Value SandboxWrap::Stat(const Napi::CallbackInfo& info) {

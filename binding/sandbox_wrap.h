@@ -36,6 +36,7 @@ class SandboxWrap : public Napi::ObjectWrap<SandboxWrap> {
   Napi::Value Delete(const Napi::CallbackInfo& info);
   Napi::Value Exists(const Napi::CallbackInfo& info);
   Napi::Value List(const Napi::CallbackInfo& info);
+  Napi::Value ListEntries(const Napi::CallbackInfo& info);
   Napi::Value Stat(const Napi::CallbackInfo& info);
   Napi::Value CreateSources(const Napi::CallbackInfo& info);
   Napi::Value Resolve(const Napi::CallbackInfo& info);

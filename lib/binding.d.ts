@@ -49,6 +49,8 @@ export declare class NativeSandbox {
   exists(path: string): Promise<boolean>;
   /** Entry names joined with NUL; "" for none. */
   list(path: string): Promise<string>;
+  /** Names joined by NUL, and one type letter per name (f, d, l, o, u). */
+  listEntries(path: string): Promise<{ names: string; types: string }>;
   stat(path: string): Promise<NativeStat>;
   edit(path: string, oldText: string, newText: string, ifVersion: string | undefined): Promise<void>;
   move(from: string, to: string, overwrite: boolean): Promise<void>;

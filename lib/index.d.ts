@@ -25,6 +25,11 @@ export interface FileStat {
   version: string;
 }
 
+export interface DirectoryEntry {
+  name: string;
+  type: 'file' | 'directory' | 'symlink' | 'other' | 'unknown';
+}
+
 export interface WriteOptions {
   /**
    * A version from stat(): the write (or edit) is made only if the file still has it, else it
@@ -53,7 +58,12 @@ export interface FileOperations {
   /** False only when nothing is there; invalid or escaping paths reject. */
   exists(path: string): Promise<boolean>;
   /** Entry names, sorted; mount points appear in the directories that hold them. */
-  list(path: string): Promise<string[]>;
+  list(path: string, options?: { withTypes?: false }): Promise<string[]>;
+  /**
+   * Each entry with its type as the directory records it (no stat per entry): 'other' is a FIFO,
+   * socket or device, 'unknown' where the filesystem does not say; a mount point is a directory.
+   */
+  list(path: string, options: { withTypes: true }): Promise<DirectoryEntry[]>;
   stat(path: string): Promise<FileStat>;
   /** The host path a virtual path maps to, computed lexically (for display and git tools). */
   resolve(path: string): string;

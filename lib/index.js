@@ -97,6 +97,7 @@ function checkPathSync(p) {
 }
 
 const NATIVE = Symbol('native');
+const ENTRY_TYPES = Object.freeze({ f: 'file', d: 'directory', l: 'symlink', o: 'other', u: 'unknown' });
 const FAST_RESOLVE = Symbol('fastResolve');
 
 // Paths already in normal form: "/" or "/seg/seg" with no empty, "." or ".." segments, no NUL,
@@ -184,9 +185,19 @@ class MountSandbox {
     return pathProblem(p) ? Promise.reject(pathProblem(p)) : this[NATIVE].exists(p);
   }
 
-  list(p) {
+  // Entry names, sorted; with { withTypes: true }, [{ name, type }] with the type the directory
+  // records ('file', 'directory', 'symlink', 'other' for FIFOs, sockets and devices, 'unknown'
+  // where the filesystem does not say), a mount point being a directory: no stat per entry.
+  list(p, given) {
     if (pathProblem(p)) return Promise.reject(pathProblem(p));
-    return this[NATIVE].list(p).then((joined) => (joined === '' ? [] : joined.split('\0')));
+    const options = optionsOf(given, ['withTypes']);
+    if (options instanceof Error) return Promise.reject(options);
+    if (options.withTypes !== undefined && typeof options.withTypes !== 'boolean') {
+      return Promise.reject(new TypeError('expected a boolean for withTypes'));
+    }
+    if (options.withTypes !== true) return this[NATIVE].list(p).then((joined) => (joined === '' ? [] : joined.split('\0')));
+    return this[NATIVE].listEntries(p).then(({ names, types }) => (
+      names === '' ? [] : names.split('\0').map((name, i) => ({ name, type: ENTRY_TYPES[types[i]] }))));
   }
 
   stat(p) {

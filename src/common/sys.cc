@@ -25,6 +25,7 @@ EntryType entry_type(unsigned char d_type) {
     case DT_DIR: return EntryType::directory;
     case DT_LNK: return EntryType::symlink;
     case DT_UNKNOWN: return EntryType::unknown;
+    case DT_REG: return EntryType::file;
     default: return EntryType::other;
   }
 }

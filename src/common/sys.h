@@ -52,7 +52,8 @@ Status write_all(int fd, const std::uint8_t* data, std::size_t size);
 Result<std::size_t> pread_full(int fd, std::uint8_t* data, std::size_t size, std::uint64_t offset);
 
 // What a directory says an entry is. `unknown` where the filesystem does not say: ask fstatat.
-enum class EntryType : std::uint8_t { unknown, directory, symlink, other };
+// `other`: a FIFO, socket or device; `file`: a regular file (appended: the values are closed).
+enum class EntryType : std::uint8_t { unknown, directory, symlink, other, file };
 
 // Reads one getdents64 batch from `dir_fd`, handing each entry but "." and ".." to `on_entry`
 // with its type as the directory records it (so a walk need not stat every file); false once

@@ -227,6 +227,18 @@ Result<std::vector<std::string>> read_dir_names(int dir_fd) {
   }
 }
 
+Result<std::vector<DirEntry>> read_dir_entries(int dir_fd) {
+  std::vector<DirEntry> entries;
+  auto add = [&entries](std::string_view name, sys::EntryType type) {
+    entries.push_back(DirEntry{std::string(name), type});
+  };
+  for (;;) {
+    auto more = sys::read_dir_batch(dir_fd, add);
+    if (!more) return more.error();
+    if (!more.value()) return entries;
+  }
+}
+
 Status replace_file(int dir_fd, const std::string& name, const std::uint8_t* data, std::size_t size,
                     const Precommit& precommit) {
   return install_file(dir_fd, name, data, size, 0666, true, nullptr, precommit);

@@ -14,6 +14,7 @@
 
 #include "common/error.h"
 #include "common/file_id.h"
+#include "common/sys.h"
 #include "common/unique_fd.h"
 #include "fs/file_version.h"
 #include "fs/metadata.h"
@@ -81,6 +82,16 @@ Result<const char*> pseudo_filesystem_of(int fd);
 
 // Directory entry names (without "." and ".."), unsorted.
 Result<std::vector<std::string>> read_dir_names(int dir_fd);
+
+// A directory entry with its type as the directory records it (unknown where the filesystem
+// does not say): enough to tell files from directories without a stat per entry.
+struct DirEntry {
+  std::string name;
+  sys::EntryType type = sys::EntryType::unknown;
+};
+
+// Directory entries (without "." and ".."), unsorted.
+Result<std::vector<DirEntry>> read_dir_entries(int dir_fd);
 
 // Replaces `name` in `dir_fd` with a new regular file holding `data`: written to a temporary in
 // the same directory, then renamed over the old entry, so readers see the old or the new

@@ -134,6 +134,8 @@ class Sandbox {
   Status remove(std::string_view path) const;
   Result<bool> exists(std::string_view path) const;
   Result<std::vector<std::string>> list(std::string_view path) const;
+  // list() with each entry's type as the directory records it; a mount point is a directory.
+  Result<std::vector<DirEntry>> list_entries(std::string_view path) const;
   Result<FileInfo> stat(std::string_view path) const;
   // Replaces the one occurrence of `old_text` with `new_text`: no_match when there is none,
   // ambiguous_match (size = count) when there are several. Written like write(), after checking

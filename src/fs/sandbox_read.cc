@@ -129,27 +129,42 @@ Result<FileInfo> Sandbox::stat(std::string_view text) const {
   return stat_fd(fd.value().get());
 }
 
-Result<std::vector<std::string>> Sandbox::list(std::string_view text) const {
+Result<std::vector<DirEntry>> Sandbox::list_entries(std::string_view text) const {
   auto target = locate(text);
   if (!target) return target.error();
   const Target& t = target.value();
-  std::vector<std::string> names = table_.mount_entries_in(t.path);
+  std::vector<DirEntry> entries;
+  // Mount points first: std::unique below keeps them over a same-named entry of the directory.
+  for (std::string& name : table_.mount_entries_in(t.path)) {
+    entries.push_back(DirEntry{std::move(name), sys::EntryType::directory});
+  }
+  const bool has_mounts = !entries.empty();
   auto fd = open(t, kDirFlags);
   if (fd) {
-    auto entries = read_dir_names(fd.value().get());
-    if (!entries) return entries.error();
-    names.insert(names.end(), entries.value().begin(), entries.value().end());
+    auto read = read_dir_entries(fd.value().get());
+    if (!read) return read.error();
+    for (DirEntry& entry : read.value()) entries.push_back(std::move(entry));
   } else {
     const Errc code = fd.error().code;
-    const bool virtual_dir =
-        !names.empty() && (code == Errc::not_found || code == Errc::not_directory);
+    const bool virtual_dir = has_mounts && (code == Errc::not_found || code == Errc::not_directory);
     if (!virtual_dir) return fd.error();
   }
   std::size_t total = 0;
-  for (const std::string& name : names) total += name.size() + 1;
+  for (const DirEntry& entry : entries) total += entry.name.size() + 1;
   if (total > kMaxListBytes) return too_large(total, kMaxListBytes);
-  std::sort(names.begin(), names.end());
-  names.erase(std::unique(names.begin(), names.end()), names.end());
+  auto by_name = [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; };
+  std::stable_sort(entries.begin(), entries.end(), by_name);
+  auto same = [](const DirEntry& a, const DirEntry& b) { return a.name == b.name; };
+  entries.erase(std::unique(entries.begin(), entries.end(), same), entries.end());
+  return entries;
+}
+
+Result<std::vector<std::string>> Sandbox::list(std::string_view text) const {
+  auto entries = list_entries(text);
+  if (!entries) return entries.error();
+  std::vector<std::string> names;
+  names.reserve(entries.value().size());
+  for (DirEntry& entry : entries.value()) names.push_back(std::move(entry.name));
   return names;
 }
 

@@ -322,10 +322,16 @@ async function deleteFile(args, ctx) {
 
 // [{ name, isDirectory, size }] of a directory's first maxEntries entries; an entry that cannot
 // be followed (a symlink leading out, gone meanwhile) is kept with isDirectory null.
-async function entriesOf(sandbox, dir, maxEntries) {
-  const names = await sandbox.list(dir);
-  const shown = names.slice(0, maxEntries);
-  const entries = await Promise.all(shown.map(async (name) => {
+// The directory's entries, typed as the directory records them: only a link, an entry of unknown
+// type, or (with `sizes`) a file is stat-ed, through the sandbox (a link is followed only where it
+// stays inside; else it is [OTHER]).
+async function entriesOf(sandbox, dir, maxEntries, { sizes = false } = {}) {
+  const listed = await sandbox.list(dir, { withTypes: true });
+  const shown = listed.slice(0, maxEntries);
+  const entries = await Promise.all(shown.map(async ({ name, type }) => {
+    if (type === 'directory') return { name, isDirectory: true, size: 0 };
+    if (type === 'other') return { name, isDirectory: null, size: 0 };
+    if (type === 'file' && !sizes) return { name, isDirectory: false, size: 0 };
     try {
       const s = await sandbox.stat(join(dir, name));
       return { name, isDirectory: s.isDirectory, size: s.size };
@@ -333,7 +339,7 @@ async function entriesOf(sandbox, dir, maxEntries) {
       return { name, isDirectory: null, size: 0 };
     }
   }));
-  return { entries, more: names.length - shown.length };
+  return { entries, more: listed.length - shown.length };
 }
 
 function tag(e) {
@@ -351,7 +357,7 @@ async function listDirectory(args, ctx) {
 
 async function listDirectoryWithSizes(args, ctx) {
   const p = virtual(args.path);
-  const { entries, more } = await entriesOf(ctx.sandbox, p, ctx.limits.maxEntries);
+  const { entries, more } = await entriesOf(ctx.sandbox, p, ctx.limits.maxEntries, { sizes: true });
   const sorted = [...entries].sort(args.sortBy === 'size' ? (a, b) => b.size - a.size : (a, b) => (a.name < b.name ? -1 : 1));
   const lines = sorted.map((e) => `${tag(e)} ${e.name.padEnd(30)} ${e.isDirectory === false ? formatSize(e.size).padStart(10) : ''}`.trimEnd());
   const files = entries.filter((e) => e.isDirectory === false);

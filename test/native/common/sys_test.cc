@@ -111,9 +111,9 @@ TEST_F(SysTest, DirectoryEntriesSpanSeveralBatchesEachNameOnce) {
   int batches = 0;
   for (;;) {
     auto more = sys::read_dir_batch(listed.value().get(), [&](std::string_view name, auto type) {
-      // Regular files ("other", or "unknown" where the filesystem keeps no type), never "." or
+      // Regular files ("file", or "unknown" where the filesystem keeps no type), never "." or
       // "..".
-      EXPECT_TRUE(type == sys::EntryType::other || type == sys::EntryType::unknown) << name;
+      EXPECT_TRUE(type == sys::EntryType::file || type == sys::EntryType::unknown) << name;
       names.emplace(name);
     });
     ASSERT_TRUE(more.ok());

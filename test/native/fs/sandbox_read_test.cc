@@ -72,6 +72,29 @@ TEST_P(FileOpsTest, ReadRangeRefusesWhatReadRefuses) {
 // ---------------------------------------------------------------------------------------------
 // list
 
+TEST_P(SandboxTest, ListEntriesTypesAsTheDirectoryRecordsThem) {
+  fs::create_directories(root_ / "dir");
+  write_host(root_ / "f.txt", "content");
+  make_symlink("f.txt", root_ / "link");
+  const fs::path data = tmp_.path() / "data";
+  fs::create_directories(data);
+  auto o = options();
+  o.mounts.push_back(msb_test::mount_spec(data.string(), "/mnt", false));
+  auto sb = make(o);
+  ASSERT_TRUE(sb);
+  auto listed = sb->list_entries("/");
+  ASSERT_TRUE(listed.ok());
+  std::string seen;
+  for (const msb::DirEntry& e : listed.value()) {
+    seen += e.name + "=" + std::to_string(static_cast<int>(e.type)) + " ";
+  }
+  using T = msb::sys::EntryType;
+  auto n = [](T t) { return std::to_string(static_cast<int>(t)); };
+  EXPECT_EQ(seen, "dir=" + n(T::directory) + " f.txt=" + n(T::file) + " link=" + n(T::symlink) +
+                      " mnt=" + n(T::directory) + " ");
+  EXPECT_EQ(code_of(sb->list_entries("/nope")), Errc::not_found);
+}
+
 TEST_P(SandboxTest, ListThroughRelativeDirectorySymlink) {
   fs::create_directories(root_ / "real");
   write_host(root_ / "real/f.txt", "content");
