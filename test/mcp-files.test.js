@@ -7,7 +7,9 @@
 const fs = require('fs');
 const path = require('path');
 const { spawn } = require('child_process');
-const { makeTempLayout, removeDir } = require('./helpers');
+const { makeTempLayout, removeDir, testNeeding } = require('./helpers');
+
+const withGit = testNeeding(require('child_process').spawnSync('git', ['--version']).status === 0 ? null : 'git is not installed');
 const { startServer } = require('./helpers/mcp-client');
 const { createMountSandbox, createTestSandbox } = require('../lib');
 
@@ -580,7 +582,7 @@ describe('in-process bounds', () => {
     expect(await sandbox.read('/c.txt')).toBe('A\nb\nother 1\nother 0\nother 2\nother 1\nother 0\n');
   });
 
-  test('edit_file\'s diff, applied by git apply, turns the old text into the new, and is no longer than GNU diff\'s', () => {
+  withGit('edit_file\'s diff, applied by git apply, turns the old text into the new, and is no longer than GNU diff\'s', () => {
     const { unifiedDiff } = require('../mcp/lib/edit-diff');
     const { execFileSync } = require('child_process');
     const dir = makeTempLayout([]);
