@@ -96,7 +96,7 @@ describe('exec', () => {
     for (const [args, open, said] of [
       [[], false, /no network/],
       [['--network'], true, /the host's network/],
-      [['--allow', 'registry.npmjs.org:443'], true, /only these destinations, by name, through a proxy: registry\.npmjs\.org:443/],
+      [['--allow', 'registry.pkgs.example:443'], true, /only these destinations, by name, through a proxy: registry\.pkgs\.example:443/],
     ]) {
       const client = await start(args);
       const tool = (await client.listTools()).tools.find((t) => t.name === 'exec');

@@ -211,7 +211,7 @@ describe('parseEntry: refusals name where, the entry, and what to write instead'
     expect(parseEntry(suffix, W).text).toBe(suffix); // the name itself is one host
   });
 
-  test.each(['*.githubusercontent.com', '*.npmjs.org', '*.example.com', '*.s3.amazonaws.com.example'])(
+  test.each(['*.githubusercontent.com', '*.example.com', '*.s3.amazonaws.com.example'])(
     '%s is an ordinary wildcard', (text) => {
       expect(parseEntry(text, W).kind).toBe('wildcard');
     });
@@ -239,8 +239,10 @@ describe('parseNetwork', () => {
   });
 
   test('an srt / Claude Code allowedDomains list carries over', () => {
-    const allowedDomains = ['github.com', '*.github.com', 'lfs.github.com', 'api.github.com', '*.npmjs.org',
-      'registry.npmjs.org', 'pypi.org', 'files.pythonhosted.org'];
+    // The shape of a real list (a forge, a registry's zone, a registry, an index and its files),
+    // with the registries' names stood in for by reserved ones.
+    const allowedDomains = ['github.com', '*.github.com', 'lfs.github.com', 'api.github.com', '*.pkgs.example',
+      'registry.pkgs.example', 'pyindex.example', 'files.pyhosted.example'];
     const deniedDomains = ['gist.github.com', '*.evil.example'];
     const policy = parseNetwork({ allow: allowedDomains, deny: deniedDomains });
     expect(policy.mode).toBe('filtered');
@@ -250,9 +252,9 @@ describe('parseNetwork', () => {
     expect(matchDestination(policy, 'github.com', 443).allowed).toBe(true);
     expect(matchDestination(policy, 'codeload.github.com', 443).allowed).toBe(true);
     expect(matchDestination(policy, 'gist.github.com', 443)).toMatchObject({ allowed: false, reason: 'denied' });
-    expect(matchDestination(policy, 'npmjs.org', 443)).toMatchObject({ allowed: false, reason: 'not-allowed' });
-    expect(matchDestination(policy, 'registry.npmjs.org', 443).entry.text).toBe('registry.npmjs.org');
-    expect(matchDestination(policy, 'pythonhosted.org', 443).allowed).toBe(false);
+    expect(matchDestination(policy, 'pkgs.example', 443)).toMatchObject({ allowed: false, reason: 'not-allowed' });
+    expect(matchDestination(policy, 'registry.pkgs.example', 443).entry.text).toBe('registry.pkgs.example');
+    expect(matchDestination(policy, 'pyhosted.example', 443).allowed).toBe(false);
   });
 
   test('the result is frozen all the way down and cannot be changed by its user', () => {
