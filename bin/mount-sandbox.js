@@ -303,10 +303,21 @@ async function check(args) {
   // Built through the addon, so what is printed is what a sandbox would enforce.
   const sandbox = ms.createMountSandbox(ms.sandboxConfigFrom(config));
   const mounts = mountRows(sandbox.describe());
-  report.sandbox = { layout: config.sandbox.layout, mounts };
+  const { names, released } = sandbox.describe().trustedNames;
+  report.sandbox = { layout: config.sandbox.layout, mounts, trustedNames: { names, released } };
   const zonesOnly = config.sandbox.root === null ? ' ("/" lists the zones only)' : '';
-  lines.push(`sandbox: ${LAYOUTS[config.sandbox.layout]}${zonesOnly}`, ...tableLines(mounts), 'ok');
+  lines.push(`sandbox: ${LAYOUTS[config.sandbox.layout]}${zonesOnly}`, ...tableLines(mounts),
+    ...trustedLines(names, released), 'ok');
   return { code: 0, report, lines };
+}
+
+// The names no change through the sandbox may touch (the core's set), by why the host trusts them.
+function trustedLines(names, released) {
+  const kinds = [...new Set(names.map((n) => n.kind))];
+  const lines = ['trusted names (never changed by the file tools; read-only to commands; also the config and worker files):'];
+  for (const kind of kinds) lines.push(`trusted (${kind}): ${names.filter((n) => n.kind === kind).map((n) => shown(n.name)).join(' ')}`);
+  if (released.length > 0) lines.push(`released: ${released.map(shown).join(' ')}`);
+  return lines;
 }
 
 // explain's verdicts: { result: 'allowed' | 'refused' | 'not-found', ... }.
@@ -364,14 +375,19 @@ function rulesFromText(rules) {
 
 // What exec does to a protected file (explain's file verdicts are the file API's): { holder }, the
 // trusted file or the directory of them that holds the path, or null.
-function protection(sandbox, host) {
+// { trusted, holder }: why the host trusts it (the core's refusal of a change), and the
+// protected host path that holds it where it is one of the sandbox's own files.
+function protection(sandbox, p, host) {
+  const refusal = sandbox.isValidPath(p) ? sandbox.checkChange(p, 'write') : null;
+  const trusted = refusal !== null && refusal.code === 'HOST_TRUSTED' ? refusal.trusted : null;
   const holder = host === null ? null : protectionOf(sandbox, host);
-  return holder === null ? null : { holder };
+  return trusted === null && holder === null ? null : { trusted: trusted ?? 'sandbox', holder };
 }
 
-function protectionText({ holder }, host) {
-  const what = holder === host ? 'this file' : shown(path.basename(holder));
-  return `protected: read-only to commands run by exec (${what}: the next run trusts it)`;
+function protectionText({ trusted, holder }, host) {
+  const what = holder === null || holder === host ? 'this file' : shown(path.basename(holder));
+  return `protected: the host trusts it (${trusted}): the file tools refuse every change, and it is read-only ` +
+    `to commands run by exec (${what}: the next run trusts it)`;
 }
 
 async function explain(args) {
@@ -406,7 +422,7 @@ async function explain(args) {
     read: await readVerdict(sandbox, p),
     write: changeVerdict(sandbox, p, 'write'),
     delete: changeVerdict(sandbox, p, 'delete'),
-    protected: protection(sandbox, host),
+    protected: protection(sandbox, p, host),
   };
   lines.push(
     `path: ${shown(p)}`,

@@ -71,6 +71,13 @@ Napi::Object sandbox_object(Napi::Env env, const msb::ProgramSandbox& sandbox) {
   }
   out.Set("mounts", mounts);
   set_network(env, out, sandbox.network);
+  const msb::TrustedNamesSpec& trusted = sandbox.trusted;
+  if (!trusted.added.empty() || !trusted.released.empty()) {
+    Napi::Object names = Napi::Object::New(env);
+    names.Set("add", string_array(env, trusted.added));
+    names.Set("release", string_array(env, trusted.released));
+    out.Set("trustedNames", names);
+  }
   return out;
 }
 

@@ -16,6 +16,7 @@ Napi::Value make_error(const Napi::Object& sandbox, const Napi::FunctionReferenc
   if (error.sys_errno != 0) details.Set("errno", Napi::Number::New(env, error.sys_errno));
   if (error.filesystem != nullptr)
     details.Set("filesystem", Napi::String::New(env, error.filesystem));
+  if (error.trusted != nullptr) details.Set("trusted", Napi::String::New(env, error.trusted));
   if (error.op != msb::SysOp::none) {
     details.Set("syscall", Napi::String::New(env, std::string(msb::sysop_name(error.op))));
   }

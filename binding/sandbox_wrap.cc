@@ -8,6 +8,7 @@
 #include "fs/glob_walk.h"
 #include "operation.h"
 #include "rules.h"
+#include "trusted_wrap.h"
 #include "turn_operation.h"
 
 namespace msb_binding {
@@ -58,6 +59,7 @@ msb::SandboxOptions options_from(const Napi::Object& config) {
   }
   options.max_read_bytes = static_cast<std::uint64_t>(max_read);
   options.resolver = resolver_from(config.Get("resolver").As<Napi::String>().Utf8Value());
+  options.trusted = trusted_spec_from(config);
   return options;
 }
 
@@ -190,6 +192,8 @@ Napi::Function SandboxWrap::Define(Napi::Env env) {
                       InstanceMethod<&SandboxWrap::ReadAttachments>("readAttachments"),
                       InstanceMethod<&SandboxWrap::Config>("config"),
                       InstanceMethod<&SandboxWrap::ExecPaths>("execPaths"),
+                      InstanceMethod<&SandboxWrap::TrustedNames>("trustedNames"),
+                      InstanceMethod<&SandboxWrap::FindTrusted>("findTrusted"),
                   });
   auto* data = new AddonData{Napi::Persistent(ctor), TurnMailbox::Create(env)};
   env.SetInstanceData(data);

@@ -56,6 +56,9 @@ class SandboxWrap : public Napi::ObjectWrap<SandboxWrap> {
   Napi::Value ReadAttachments(const Napi::CallbackInfo& info);
   Napi::Value Config(const Napi::CallbackInfo& info);
   Napi::Value ExecPaths(const Napi::CallbackInfo& info);
+  // trusted_wrap.cc
+  Napi::Value TrustedNames(const Napi::CallbackInfo& info);
+  Napi::Value FindTrusted(const Napi::CallbackInfo& info);
 
   // A JS sandbox around a derived core sandbox, or the core's refusal thrown as a JS error.
   Napi::Value Wrap(msb::Result<std::shared_ptr<msb::Sandbox>>& child, const std::string& path);

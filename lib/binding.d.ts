@@ -71,6 +71,16 @@ export declare class NativeSandbox {
   selectZones(zones: { name: string; readonly: boolean }[]): NativeSandbox;
   config(): SandboxDescription;
   execPaths(): ExecPath[];
+  /** The names the host trusts next, as this sandbox keeps them (src/fs/trusted_names.h). */
+  trustedNames(): TrustedNamesDescription;
+  /** Per source (absolute host paths), the trusted entries under it (host paths), bounded. */
+  findTrusted(sources: string[]): Promise<{ found: string[]; truncated: boolean }[]>;
+}
+
+export interface TrustedNamesDescription {
+  names: { name: string; kind: 'git' | 'sandbox' | 'client' | 'shell' | 'named' }[];
+  released: string[];
+  hostPaths: string[];
 }
 
 /** Where a config file is wrong; exactly one of `error` and the result is set. */

@@ -7,6 +7,9 @@
 // the public surface because it is shaped by the CLI's output and may change with it; everything
 // else the CLI uses goes through lib/index.js like any caller.
 const ms = require('./index');
+// Not part of the declared surface: lib/index.js defines it for this module only.
+const internal = /** @type {{ createWithTrustedFiles: (config: object, hostPaths: string[]) => import('./index').MountSandbox }} */ (
+  /** @type {unknown} */ (ms));
 const { rulesFor } = require('./errors');
 const { protectedFiles, addProtectedFiles } = require('./protected');
 const {
@@ -25,7 +28,7 @@ async function sandboxFor(config, workerFile) {
   const programSandbox = ms.sandboxConfigFrom(config);
   const trusted = await filesTheNextRunTrusts(config);
   const absent = await absentNamesTheNextRunTrusts(config);
-  const sandbox = programSandbox === null ? null : addProtectedFiles(ms.createMountSandbox(programSandbox), trusted, absent);
+  const sandbox = programSandbox === null ? null : addProtectedFiles(internal.createWithTrustedFiles(programSandbox, [...trusted, ...absent]), trusted, absent);
   if (workerFile === undefined) return { sandbox, worker: null };
   const worker = await loadTrustedWorkerFile(config, workerFile, trusted);
   return { sandbox: ms.sandboxForWorker(sandbox, worker), worker };

@@ -16,8 +16,11 @@ const DEFAULT_MAX_DEPTH = 5;
 const POLICY_KEYS = ['approval', 'allowedSuffixes', 'deniedSuffixes', 'maxFileBytes'];
 // allowPseudoFilesystem: pin this source even on procfs, sysfs, the device filesystem, ...
 // (refused by default: /proc/self would show a model this process's environment).
+// trustedNames: { add, release }, names the host trusts next beside the built-in ones, and
+// built-in ones the agent may change after all (src/fs/trusted_names.h).
 const CONFIG_KEYS = ['root', 'readonly', 'allowPseudoFilesystem', 'mounts', 'maxReadBytes', 'resolver', 'maxDepth',
-  ...POLICY_KEYS];
+  'trustedNames', ...POLICY_KEYS];
+const TRUSTED_KEYS = ['add', 'release'];
 const MOUNT_KEYS = ['source', 'target', 'readonly', 'allowPseudoFilesystem', ...POLICY_KEYS];
 const APPROVALS = ['preApproved', 'ask', 'blocked'];
 
@@ -124,7 +127,32 @@ function ownEnv(name) {
   return Object.hasOwn(process.env, name) ? process.env[name] : undefined;
 }
 
-function normalizeConfig(given) {
+// A trusted name as an operator writes it: relative, "/"-separated, no "", "." or ".." part.
+function checkTrustedName(name, where) {
+  if (typeof name !== 'string' || name === '' || name.startsWith('/') || name.includes('\0') ||
+    name.split('/').some((part) => part === '' || part === '.' || part === '..')) {
+    fail(`${where} must be a relative name like ".vscode/settings.json" (no leading "/", no "." or ".." parts)`);
+  }
+  return name;
+}
+
+function checkTrustedNames(given) {
+  if (given === undefined) return { add: [], release: [] };
+  if (given === null || typeof given !== 'object' || Array.isArray(given)) {
+    fail('trustedNames must be an object like { add: [".tool-versions"], release: [".vscode/settings.json"] }');
+  }
+  checkKeys(given, TRUSTED_KEYS, 'trustedNames.');
+  const list = (key) => {
+    const value = given[key] ?? [];
+    if (!Array.isArray(value)) fail(`trustedNames.${key} must be an array of names`);
+    return value.map((name, i) => checkTrustedName(name, `trustedNames.${key}[${i}]`));
+  };
+  return { add: list('add'), release: list('release') };
+}
+
+// `hostPaths`: the sandbox's own files (its config, the config names on the walk up, its worker
+// files), absolute host paths given by the facade's program loader, never by a caller.
+function normalizeConfig(given, hostPaths = []) {
   if (given === null || typeof given !== 'object' || Array.isArray(given)) {
     fail('expected an object like { root: "/path/to/project" }');
   }
@@ -166,8 +194,10 @@ function normalizeConfig(given) {
   const maxDepth = config.maxDepth === undefined
     ? DEFAULT_MAX_DEPTH
     : checkCount(config.maxDepth, 'maxDepth', addon().limits.maxDelegationDepth);
+  const { add, release } = checkTrustedNames(config.trustedNames);
+  const trusted = record({ builtin: true, add, release, hostPaths: [...hostPaths] });
   return record({
-    root, readonly, allowPseudoFilesystem, ...normalizePolicy(config, ''), mounts, maxReadBytes, resolver, maxDepth,
+    root, readonly, allowPseudoFilesystem, ...normalizePolicy(config, ''), mounts, maxReadBytes, resolver, maxDepth, trusted,
   });
 }
 

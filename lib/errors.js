@@ -100,6 +100,8 @@ function errorFor(code, path, details, context) {
       return new classes.EditError(code, path, details.size);
     case 'CONFLICT':
       return new classes.ConflictError(path);
+    case 'HOST_TRUSTED':
+      return new classes.HostTrustedError(path, details.trusted);
     case 'ZONE_NOT_FOUND':
       return new classes.WorkerSandboxError(code, 'A requested zone is not available in the parent sandbox');
     case 'DEPTH_EXCEEDED': {

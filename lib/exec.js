@@ -9,7 +9,9 @@ const { launcherPath } = require('./launcher');
 const { addon } = require('./native');
 const { ExecEnforcementError, ExecError, UnsupportedPlatformError } = require('./errors');
 const { protectedFiles, absentNames } = require('./protected');
-const { realMounts, namesToWatch, removeAppeared, removalReport, virtualPathOf } = require('./next-run');
+const {
+  realMounts, namesToWatch, removeAppeared, removalReport, virtualPathOf, trustedBefore, trustedAdded,
+} = require('./next-run');
 const { makeRemovable } = require('./cleanup');
 const { appArmorNamespaceFailure, refusedIdMaps } = require('./apparmor');
 const { gitProtection, afterRun } = require('./git-protect');
@@ -359,11 +361,14 @@ async function exec(sandbox, handle, givenArgv, options = {}) {
   checkMountTargets(sandboxPaths);
   const tmp = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'mount-sandbox-exec-'));
   // What the run needs cleaned up after it: filled in as it starts.
-  const state = { tmp, enforced: null, view: null, git: { protect: [], pin: [], handle: null, roots: [] }, watch: [], mounts: [] };
+  const state = {
+    tmp, enforced: null, view: null, git: { protect: [], pin: [], handle: null, roots: [] }, watch: [], mounts: [],
+    trusted: { handle, sources: [], before: new Map(), bind: [] },
+  };
   let result = null;
   let failure = null;
   try {
-    result = await runCommand(state, sandbox, sandboxPaths, argv, { ...opts, network }, cwd);
+    result = await runCommand(state, { sandbox, handle }, sandboxPaths, argv, { ...opts, network }, cwd);
   } catch (error) {
     failure = error;
   }
@@ -378,7 +383,7 @@ async function exec(sandbox, handle, givenArgv, options = {}) {
   return result;
 }
 
-async function runCommand(state, sandbox, sandboxPaths, argv, opts, cwd) {
+async function runCommand(state, { sandbox, handle }, sandboxPaths, argv, opts, cwd) {
   // What the host's git runs later stays as it is (lib/git-protect.js).
   if (opts.protectGit) {
     const writable = sandboxPaths.filter((p) => p.access === 'write' || p.access === 'writeKeep');
@@ -392,7 +397,12 @@ async function runCommand(state, sandbox, sandboxPaths, argv, opts, cwd) {
   state.mounts = await realMounts(sandboxPaths);
   const names = await namesToWatch(absentNames(sandbox), state.mounts);
   state.watch = names.watch;
-  const protectedPaths = [...protectedFiles(sandbox).filter((file) => fs.existsSync(file)), ...names.bind];
+  // The client, editor and shell files the core names (src/fs/trusted_scan.h): bound read-only
+  // where they exist, and what a command adds at such names removed after it (lib/next-run.js).
+  state.trusted = await trustedBefore(handle, state.mounts);
+  const protectedPaths = [
+    ...protectedFiles(sandbox).filter((file) => fs.existsSync(file)), ...names.bind, ...state.trusted.bind,
+  ];
   const launch = networkLaunch(opts.network);
   const policy = launchPolicy(sandboxPaths, protectedPaths, opts, argv, cwd, state.tmp, launch);
   const ran = await runAllowingFallback(policy, opts, { policy: opts.network, onRequest: opts.onRequest });
@@ -484,7 +494,8 @@ async function cleanUp(state) {
   const repositories = planted.repositories || [];
   failed.push(...planted.unchecked, ...planted.failed);
   if (withPidNamespace(state.enforced)) {
-    const names = await removeAppeared(state.watch, removeConfined);
+    const added = await trustedAdded(state.trusted);
+    const names = await removeAppeared([...state.watch, ...added], removeConfined);
     removed.push(...names.removed);
     failed.push(...names.failed);
   }

@@ -143,6 +143,29 @@ export interface MountSandboxConfig extends MountPolicyConfig {
    * ExecOptions.network). Unset: no network unless a call asks, and then whatever it asks for.
    */
   network?: NetworkSetting;
+  /**
+   * Files the host trusts to run things next, which no change through this sandbox may touch
+   * (HostTrustedError) and commands get read-only. Built in: git's hooks and config (`.git/config`,
+   * `.git/hooks`, ...; a file named `.git`), `.mcp.json`, `.vscode`, `.cursor`, `.claude`, `.idea`,
+   * `.zed`, shell and tool start-up files (`.bashrc`, `.profile`, `.zshrc`, `.gitconfig`, `.envrc`,
+   * ...), and the program config names at the root. `add` trusts more names, `release` lets the
+   * agent change built-in ones (".vscode/settings.json"); both are relative names matched at any
+   * depth, case-insensitively.
+   */
+  trustedNames?: TrustedNamesConfig;
+}
+
+export interface TrustedNamesConfig {
+  add?: string[];
+  release?: string[];
+}
+
+/** describe().trustedNames: the set in force (the names, what is released, the sandbox's own files). */
+export interface TrustedNamesDescription {
+  names: { name: string; kind: 'git' | 'sandbox' | 'client' | 'shell' | 'named' }[];
+  released: string[];
+  /** The sandbox's own files as host paths: its config, config names on the walk up, workers. */
+  hostPaths: string[];
 }
 
 /**
@@ -209,6 +232,7 @@ export interface SandboxDescription extends MountRules {
   maxDepth: number;
   /** The most its commands may reach; declared false where nothing set it (then any call may ask). */
   network: NetworkDescription & { declared: boolean };
+  trustedNames: TrustedNamesDescription;
 }
 
 export interface GlobResult {
@@ -309,6 +333,8 @@ export interface ProgramSandboxConfig extends MountRules {
   mounts: (DescribedMount & { zone?: string })[];
   /** `network:` as written (entries with their place in the file); absent when not set. */
   network?: boolean | ConfigNetworkLists;
+  /** `trustedNames:` as written; absent when not set. */
+  trustedNames?: Required<TrustedNamesConfig>;
 }
 
 export interface ConfigNetworkEntry {

@@ -375,7 +375,11 @@ class MountSandbox {
   // commands get ({ mode, allow, deny }; declared: false where no config or restriction set one).
   describe() {
     const { ceiling, declared } = networkOf(this);
-    return { ...this[NATIVE].config(), network: { ...describeNetwork(ceiling), declared } };
+    return {
+      ...this[NATIVE].config(),
+      network: { ...describeNetwork(ceiling), declared },
+      trustedNames: this[NATIVE].trustedNames(),
+    };
   }
 
   // Names of the top-level mounts ("zones" in seed 000's vocabulary).
@@ -406,9 +410,15 @@ function nativeError(code, p, details) {
 
 // `network` is the facade's (lib/network-scope.js): the core's table has no network.
 function createMountSandbox(config) {
+  return createWithTrustedFiles(config, []);
+}
+
+// createMountSandbox, and the sandbox's own files as the program loader found them (host paths):
+// the core refuses every change to them, and exec binds or watches them.
+function createWithTrustedFiles(config, hostPaths) {
   const { NativeSandbox } = addon(); // first: UnsupportedPlatformError before any config error
   const { network, rest } = splitNetwork(config);
-  const sandbox = new MountSandbox(new NativeSandbox(normalizeConfig(rest), nativeError));
+  const sandbox = new MountSandbox(new NativeSandbox(normalizeConfig(rest, hostPaths), nativeError));
   if (network === undefined) return sandbox;
   try {
     return declareNetwork(sandbox, sandbox, network);
@@ -425,7 +435,11 @@ function splitNetwork(config) {
 }
 
 async function createMountSandboxAsync(config) {
-  const sandbox = createMountSandbox(config);
+  return createAsyncWithTrustedFiles(config, []);
+}
+
+async function createAsyncWithTrustedFiles(config, hostPaths) {
+  const sandbox = createWithTrustedFiles(config, hostPaths);
   await sandbox[NATIVE].createSources();
   return sandbox;
 }
@@ -446,7 +460,7 @@ async function createSandboxFromConfig(given) {
   if (config === null) return null;
   const trusted = await program.filesTheNextRunTrusts(programConfig);
   const absent = await program.absentNamesTheNextRunTrusts(programConfig);
-  return addProtectedFiles(await createMountSandboxAsync(config), trusted, absent);
+  return addProtectedFiles(await createAsyncWithTrustedFiles(config, [...trusted, ...absent]), trusted, absent);
 }
 
 // A .worker file named by hand for a program's sandbox (the CLI's --worker, mount-sandbox-mcp's):
@@ -481,3 +495,6 @@ module.exports = {
   DEFAULT_MAX_READ_BYTES,
   ...publicErrors,
 };
+
+// For lib/cli-support.js only (not public API): a sandbox with the program loader's own files.
+Object.defineProperty(module.exports, 'createWithTrustedFiles', { value: createWithTrustedFiles, enumerable: false });

@@ -177,4 +177,47 @@ function removalReport(hostPaths, mounts, view) {
   };
 }
 
-module.exports = { realMounts, virtualPathOf, namesToWatch, removeAppeared, removalReport };
+const linkText = (file) => fs.promises.readlink(file).catch(() => null);
+
+/**
+ * The names the core says the host trusts next (client, editor and shell files; the sandbox's own
+ * and git's are bound above) as they are under the writable mounts before a command: `bind`, the
+ * entries to bind read-only (not links: a bind follows them), and `before`, every entry found,
+ * with its link text (null for a file or directory), to tell what the command added.
+ * @param {import('./binding').NativeSandbox} handle
+ * @param {{ real: string, access: string }[]} mounts from realMounts()
+ */
+async function trustedBefore(handle, mounts) {
+  const sources = [...new Set(mounts.filter((m) => WRITABLE.has(m.access)).map((m) => m.real))];
+  const scans = await handle.findTrusted(sources);
+  const before = new Map();
+  const bind = [];
+  for (const file of scans.flatMap((scan) => scan.found)) {
+    const text = await linkText(file);
+    before.set(file, text);
+    if (text === null) bind.push(file);
+  }
+  return { handle, sources, before, bind };
+}
+
+/**
+ * What a command added at those names: found now and not before, or a link whose text changed,
+ * as removeAppeared's { host, root } (the writable source it lies in).
+ * @param {{ handle: import('./binding').NativeSandbox, sources: string[], before: Map<string, string | null> }} trusted
+ */
+async function trustedAdded({ handle, sources, before }) {
+  if (sources.length === 0) return [];
+  const scans = await handle.findTrusted(sources);
+  const added = [];
+  for (const [i, scan] of scans.entries()) {
+    for (const host of scan.found) {
+      if (before.has(host) && before.get(host) === (await linkText(host))) continue;
+      added.push({ host, root: sources[i] });
+    }
+  }
+  return added;
+}
+
+module.exports = {
+  realMounts, virtualPathOf, namesToWatch, removeAppeared, removalReport, trustedBefore, trustedAdded,
+};

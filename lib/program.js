@@ -374,6 +374,7 @@ function sandboxConfigFrom(given) {
     })),
     maxDepth: program.delegation.maxDepth,
     ...(sb.network === undefined ? {} : { network: networkValue(sb.network) }),
+    ...(sb.trustedNames === undefined ? {} : { trustedNames: sb.trustedNames }),
   };
 }
 

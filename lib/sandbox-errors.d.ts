@@ -28,6 +28,7 @@ export type SandboxErrorCode =
   | 'SUFFIX_NOT_ALLOWED'
   | 'NO_MATCH'
   | 'AMBIGUOUS_MATCH'
+  | 'HOST_TRUSTED'
   | 'ATTACHMENT_POLICY'
   | 'NO_PARENT_SANDBOX'
   | 'ZONE_NOT_FOUND'
@@ -215,6 +216,18 @@ export declare class EditError extends SandboxError {
  */
 export declare class ConflictError extends SandboxError {
   constructor(path: string);
+}
+/**
+ * Code HOST_TRUSTED: a write, edit, delete, move, copy onto or directory made at a name the host
+ * trusts to run things next: git's hooks and config, the sandbox's own config and worker files,
+ * agent clients' and editors' project files (.mcp.json, .vscode/, .claude/, ...), shell and tool
+ * start-up files (.bashrc, .envrc, ...), and what the operator added (trustedNames.add). Nothing
+ * changed; reading stays allowed. toLLMMessage() says so and that the user can change it.
+ */
+export declare class HostTrustedError extends SandboxError {
+  /** Why the host trusts it. */
+  readonly trusted: 'git' | 'sandbox' | 'client' | 'shell' | 'named';
+  constructor(path: string, trusted?: HostTrustedError['trusted']);
 }
 export declare class AttachmentPolicyError extends SandboxError {
   readonly rule: 'maxAttachments' | 'maxTotalBytes' | 'allowedSuffixes' | 'deniedSuffixes';

@@ -369,6 +369,32 @@ class ConflictError extends SandboxError {
   }
 }
 
+// A change to a file the host trusts to run things next (git's hooks and config, the sandbox's
+// own config and worker files, agent clients' and editors' project files, shell start-up
+// files): refused whichever way it is tried; reading stays allowed. `trusted` says which kind.
+const TRUSTED_KINDS = {
+  git: 'git runs what its hooks and config name the next time the user runs git here',
+  sandbox: 'it is this sandbox\'s own configuration, which the next run reads',
+  client: 'agent clients and editors start the servers, hooks and tasks it names',
+  shell: 'a shell or tool started here next reads and runs it',
+  named: 'the sandbox\'s operator marked it as trusted',
+};
+
+class HostTrustedError extends SandboxError {
+  constructor(path, trusted = 'named') {
+    super('HOST_TRUSTED', `Cannot change a file the host trusts to run things: ${path}`, path);
+    this.name = 'HostTrustedError';
+    this.trusted = trusted;
+  }
+
+  toLLMMessage() {
+    const why = TRUSTED_KINDS[this.trusted] ?? TRUSTED_KINDS.named;
+    return `Cannot change ${this.path}: the host trusts this file to run things (${why}), so the sandbox never lets ` +
+      'an agent write, move, copy onto or delete it. Reading it is fine. If it needs to change, tell the user what ' +
+      'to change; they can edit it themselves or release the name in the sandbox configuration (trustedNames.release).';
+  }
+}
+
 // An attachment list that breaks the worker's attachment policy; nothing was read.
 class AttachmentPolicyError extends SandboxError {
   constructor(rule, message, path) {
@@ -433,7 +459,7 @@ module.exports = {
   SymlinkError, NotRegularFileError, IsDirectoryError, NotDirectoryError, FileTooLargeError,
   MountPointError, AccessDeniedError, MetadataError, SandboxConfigError, ConfigFileError, UntrustedConfigError,
   UnreadableConfigError, PseudoFilesystemError, OutsideSandboxError, OperationBlockedError, SuffixNotAllowedError, EditError,
-  ConflictError,
+  ConflictError, HostTrustedError,
   AttachmentPolicyError, WorkerSandboxError, ExecEnforcementError, ExecError,
   UnsupportedPlatformError, isSandboxError,
 };

@@ -25,6 +25,7 @@ export const {
   SuffixNotAllowedError,
   EditError,
   ConflictError,
+  HostTrustedError,
   AttachmentPolicyError,
   WorkerSandboxError,
   ExecEnforcementError,

@@ -285,8 +285,14 @@ describe('explain', () => {
     write(path.join(dir, 'notes.md'), 'notes');
     const config = run(['explain', '/golem-forge.config.yaml', '--config', dir]);
     expect(config.code).toBe(0);
-    expect(verdict(config.stdout, 'write')).toBe('write:  allowed, approval: preApproved');
-    expect(verdict(config.stdout, 'protected')).toContain('read-only to commands run by exec');
+    expect(verdict(config.stdout, 'write')).toMatch(/^write: {2}refused \(HOST_TRUSTED\): Cannot change \/golem-forge.config.yaml/);
+    expect(verdict(config.stdout, 'protected')).toContain('the file tools refuse every change, and it is read-only to commands run by exec');
+    const client = run(['explain', '/.vscode/tasks.json', '--config', dir]);
+    expect(verdict(client.stdout, 'write')).toMatch(/^write: {2}refused \(HOST_TRUSTED\)/);
+    expect(verdict(client.stdout, 'protected')).toContain('the host trusts it (client)');
+    const checked = run(['check', dir]);
+    expect(checked.stdout).toContain('trusted names (never changed by the file tools');
+    expect(checked.stdout).toMatch(/^trusted \(client\): \.mcp\.json \.vscode/m);
     const worker = run(['explain', '/workers/helper.worker', '--config', dir]);
     expect(verdict(worker.stdout, 'protected')).toContain('read-only to commands run by exec (workers:');
     const notes = run(['explain', '/notes.md', '--config', dir]);
@@ -679,6 +685,7 @@ describe('--json', () => {
             policy: { allowedSuffixes: null, deniedSuffixes: [], maxFileBytes: 1000 }, missing: true,
           },
         ],
+        trustedNames: { names: expect.arrayContaining([{ name: '.git/hooks', kind: 'git' }, { name: '.mcp.json', kind: 'client' }]), released: [] },
       },
     });
   });
@@ -753,7 +760,7 @@ describe('--json', () => {
     const worker = path.join(dir, 'workers', 'helper.worker');
     const { doc } = runJson(['explain', '/golem-forge.config.yaml', '--config', dir, '--worker', worker, '--json']);
     expect(doc.worker).toEqual({ name: 'helper', file: worker, sandbox: 'inherit' });
-    expect(doc.protected).toEqual({ holder: path.join(dir, 'golem-forge.config.yaml') });
+    expect(doc.protected).toEqual({ trusted: 'sandbox', holder: path.join(dir, 'golem-forge.config.yaml') });
     write(path.join(base, 'pure.worker'), '---\nname: pure\nsandbox: false\n---\n');
     const pure = runJson(['explain', '/a', '--config', dir, '--worker', path.join(base, 'pure.worker'), '--json']);
     expect(pure.code).toBe(0);

@@ -54,6 +54,21 @@ function withApprovals(tool, sandbox) {
   return asking ? { ...tool, annotations: { ...tool.annotations, destructiveHint: true } } : tool;
 }
 
+// What the sandbox keeps unchanged because the host trusts it to run things, for the
+// descriptions of the tools that change files or run commands (the core decides; this only says).
+function trustedSentence(sandbox) {
+  const { names, released } = sandbox.describe().trustedNames;
+  const shown = names.map((n) => n.name).filter((n) => !released.includes(n));
+  if (shown.length === 0) return '';
+  return ' Files the host trusts to run things cannot be changed (reading them is fine): the sandbox\'s own config ' +
+    `and worker files, a file named .git, and ${shown.join(', ')}, at any depth.`;
+}
+
+function withTrustedNames(tool, sandbox) {
+  if (sandbox === null || !(tool.writes || tool.name === 'exec')) return tool;
+  return { ...tool, description: `${tool.description}${trustedSentence(sandbox)}` };
+}
+
 function canWriteAnything(sandbox) {
   return sandbox !== null && sandbox.writablePaths().length > 0;
 }
@@ -110,7 +125,7 @@ function createServer({ sandbox, options = {} }) {
   for (const given of tools) {
     checkTool(given);
     if (given.writes && !writable) continue;
-    const tool = withApprovals(given, sandbox);
+    const tool = withTrustedNames(withApprovals(given, sandbox), sandbox);
     mcp.registerTool(tool.name, {
       title: tool.title,
       description: tool.description,

@@ -41,6 +41,7 @@ std::string_view errc_name(Errc code) noexcept {
     case Errc::metadata_not_kept: return "METADATA_NOT_KEPT";
     case Errc::pseudo_filesystem: return "PSEUDO_FILESYSTEM";
     case Errc::conflict: return "CONFLICT";
+    case Errc::host_trusted: return "HOST_TRUSTED";
   }
   return "IO_ERROR";
 }

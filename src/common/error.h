@@ -46,7 +46,8 @@ enum class Errc : std::uint8_t {
   changed_underneath,     // exec launcher: a path names another inode than the sandbox pinned
   metadata_not_kept,      // a replacement could not keep an ACL or extended attribute it must
   pseudo_filesystem,      // a source or config file on procfs, sysfs, the device filesystem, ...
-  conflict,  // write/edit: the file changed since it was read or since the given version
+  conflict,      // write/edit: the file changed since it was read or since the given version
+  host_trusted,  // a change to a file the host trusts to run things next (fs/trusted_names.h)
 };
 
 std::string_view errc_name(Errc code) noexcept;
@@ -128,6 +129,8 @@ struct Error {
   // pseudo_filesystem: which one, a name from a closed set of literals ("proc", "sysfs",
   // "devtmpfs", ...; see pseudo_filesystem_name), never a path.
   const char* filesystem = nullptr;
+  // host_trusted: why, a name from a closed set of literals (trusted_kind_name).
+  const char* trusted = nullptr;
 };
 
 // Minimal expected<T, E>: std::expected needs C++23. The sandbox reports Error; the config

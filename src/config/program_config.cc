@@ -17,8 +17,9 @@ namespace {
 constexpr std::string_view kTopKeys = "sandbox, delegation, model, approval, workerPaths";
 constexpr std::string_view kMountFormKeys =
     "root, readonly, mounts, approval, allowedSuffixes, deniedSuffixes, maxFileBytes, "
-    "allowPseudoFilesystem, network, zones, mode";
-constexpr std::string_view kZoneFormKeys = "zones, mode, root, readonly, network";
+    "allowPseudoFilesystem, network, trustedNames, zones, mode";
+constexpr std::string_view kZoneFormKeys = "zones, mode, root, readonly, network, trustedNames";
+constexpr std::string_view kTrustedKeys = "add, release";
 constexpr std::string_view kMountKeys =
     "source, target, readonly, approval, allowedSuffixes, deniedSuffixes, maxFileBytes, "
     "allowPseudoFilesystem";
@@ -156,6 +157,35 @@ Check read_mounts(const ConfigNode& node, const std::string& path, std::string_v
   return std::nullopt;
 }
 
+Check read_trusted_list(const ConfigNode& node, const std::string& path,
+                        std::vector<std::string>& out) {
+  if (Check e = read_string_list(node, path, out)) return e;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (!valid_trusted_name(out[i])) {
+      return at(node.items[i], key_path_item(path, i), std::string(kTrustedNameRule));
+    }
+  }
+  return std::nullopt;
+}
+
+// trustedNames: { add: [names], release: [names] }
+Check read_trusted_names(const ConfigNode& node, const std::string& path, TrustedNamesSpec& out) {
+  if (Check e = expect_map(node, path)) return e;
+  for (const ConfigEntry& entry : node.entries) {
+    const std::string child = key_path_child(path, entry.key);
+    Check e;
+    if (entry.key == "add") {
+      e = read_trusted_list(entry.value, child, out.added);
+    } else if (entry.key == "release") {
+      e = read_trusted_list(entry.value, child, out.released);
+    } else {
+      e = unknown_key(entry, path, kTrustedKeys);
+    }
+    if (e) return e;
+  }
+  return std::nullopt;
+}
+
 Check read_mount_form(const ConfigNode& node, const std::string& path, std::string_view dir,
                       ProgramSandbox& out) {
   out.layout = SandboxLayout::mounts;
@@ -173,6 +203,8 @@ Check read_mount_form(const ConfigNode& node, const std::string& path, std::stri
       e = read_mounts(entry.value, child, dir, out.mounts);
     } else if (entry.key == "network") {
       e = read_network_setting(entry.value, child, out.network);
+    } else if (entry.key == "trustedNames") {
+      e = read_trusted_names(entry.value, child, out.trusted);
     } else if (is_policy_key(entry.key)) {
       e = read_policy(entry, path, out.approval, out.policy);
     } else if (entry.key == "mode") {
@@ -194,6 +226,7 @@ struct ZoneForm {
   bool direct = false;
   bool readonly = false;
   NetworkSetting network;
+  TrustedNamesSpec trusted;
   std::string base;  // what zone paths are relative to
 };
 
@@ -210,6 +243,7 @@ Check read_zone_form_entry(const ConfigEntry& entry, const std::string& path, Zo
   }
   if (entry.key == "readonly") return read_bool(entry.value, child, form.readonly);
   if (entry.key == "network") return read_network_setting(entry.value, child, form.network);
+  if (entry.key == "trustedNames") return read_trusted_names(entry.value, child, form.trusted);
   if (entry.key == "mode") {
     std::size_t index = 0;
     if (Check e = read_choice(entry.value, child, {"sandboxed", "direct"}, index)) return e;
@@ -310,6 +344,7 @@ Check read_zone_form(const ConfigNode& node, const std::string& path, std::strin
   out.layout = form.direct ? SandboxLayout::zones_direct : SandboxLayout::zones_sandboxed;
   out.readonly = form.readonly;
   out.network = std::move(form.network);
+  out.trusted = std::move(form.trusted);
   return read_zones(form.zones->value, key_path_child(path, "zones"), form, out);
 }
 

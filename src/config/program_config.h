@@ -15,6 +15,7 @@
 #include "config/network_setting.h"
 #include "fs/mount_rules.h"
 #include "fs/mount_table.h"
+#include "fs/trusted_names.h"
 
 namespace msb {
 
@@ -48,6 +49,8 @@ struct ProgramSandbox {
   // For the zone form, parallel to `mounts`: which zone each mount is.
   std::vector<ZoneInfo> zones;
   NetworkSetting network;  // what the sandbox's commands may reach
+  // trustedNames: { add, release } (host_paths and builtin are not the file's to say).
+  TrustedNamesSpec trusted;
 };
 
 struct ProgramConfig {

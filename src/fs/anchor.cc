@@ -28,6 +28,8 @@ Result<std::shared_ptr<Anchor>> Anchor::beneath(std::shared_ptr<Anchor> parent,
   std::shared_ptr<Anchor> anchor(new Anchor());
   const std::string& host = parent->host_path_;
   anchor->host_path_ = (host == "/" ? "" : host) + "/" + join_relative(parts);
+  anchor->below_origin_ = parent->below_origin_;
+  anchor->below_origin_.insert(anchor->below_origin_.end(), parts.begin(), parts.end());
   anchor->parent_ = std::move(parent);
   anchor->pin(std::move(opened.value()), id.value());
   return anchor;
@@ -44,6 +46,7 @@ int Anchor::pinned_fd() const noexcept {
 }
 
 void Anchor::pin(UniqueFd fd, FileId id) {
+  if (auto real = descriptor_path(fd.get())) real_path_ = std::move(real.value());
   fd_ = std::move(fd);
   id_ = id;
   settled_.store(true, std::memory_order_release);

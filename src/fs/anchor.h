@@ -48,6 +48,11 @@ class Anchor {
   // The configured source this anchor was cut from (itself when it is one). A restricted root
   // is only a subtree of that source, not a boundary of its own.
   const Anchor& origin() const noexcept { return parent_ ? parent_->origin() : *this; }
+  // Where this anchor lies in its origin: empty for a configured source.
+  const std::vector<std::string>& parts_below_origin() const noexcept { return below_origin_; }
+  // The pinned directory's path as the kernel reported it when it was pinned ("" when it could
+  // not say): what a path beneath it is compared with to know where that path really is.
+  const std::string& real_path() const noexcept { return real_path_; }
 
   // Settling, done once by whoever pins (pin_sources() under its sandbox's lock).
   bool settled() const noexcept { return settled_.load(std::memory_order_acquire); }
@@ -60,6 +65,8 @@ class Anchor {
   std::string host_path_;
   bool allow_pseudo_filesystem_ = false;
   std::shared_ptr<Anchor> parent_;
+  std::vector<std::string> below_origin_;
+  std::string real_path_;
   UniqueFd fd_;
   FileId id_;
   Error refusal_{Errc::io_error};

@@ -55,6 +55,24 @@ ProcFdPath proc_fd_path(int fd) {
   return out;
 }
 
+}  // namespace
+
+Result<std::string> descriptor_path(int fd) {
+  auto text = sys::read_link(AT_FDCWD, proc_fd_path(fd).text);
+  if (!text) return text.error();
+  // A directory whose inode was removed reads " (deleted)" after its old path: it is nowhere.
+  const std::string& path = text.value();
+  if (path.empty() || path.front() != '/') return Errc::not_found;
+  constexpr std::string_view kDeleted = " (deleted)";
+  if (path.size() >= kDeleted.size() &&
+      path.compare(path.size() - kDeleted.size(), kDeleted.size(), kDeleted) == 0) {
+    return Errc::not_found;
+  }
+  return text;
+}
+
+namespace {
+
 // Filesystem magics (statfs f_type) of the kernel's pseudo-filesystems, spelt out rather than
 // taken from <linux/magic.h>, whose older versions lack some and which lacks others entirely.
 struct PseudoFilesystem {

@@ -115,6 +115,9 @@ Status remove_entry(int dir_fd, const std::string& name);
 Status make_dir(int dir_fd, const std::string& name);
 
 Result<FileId> file_id(int fd);
+// The path the kernel gives a descriptor's inode now (readlink of /proc/self/fd/N): where a
+// resolved directory really is, for rules that name places on the host.
+Result<std::string> descriptor_path(int fd);
 
 // Like replace_file, but for copies and cross-device moves: a new file gets `new_mode`'s
 // permission bits (masked by the umask, never set-id), and with `replace` false an existing

@@ -9,12 +9,14 @@
 namespace msb {
 
 Sandbox::Sandbox(MountTable table, const Sandbox* parent, std::uint64_t max_read_bytes,
-                 ResolverKind resolver, std::uint32_t max_depth)
+                 ResolverKind resolver, std::uint32_t max_depth,
+                 std::shared_ptr<const TrustedNames> trusted)
     : table_(std::move(table)),
       max_read_bytes_(max_read_bytes),
       resolver_(resolver),
       depth_(parent ? parent->depth_ + 1 : 0),
       max_depth_(max_depth),
+      trusted_(std::move(trusted)),
       settled_(parent != nullptr) {}
 
 void Sandbox::pin_sources_once(bool create_missing) const {
@@ -33,9 +35,21 @@ void Sandbox::pin_sources_once(bool create_missing) const {
 Result<std::shared_ptr<Sandbox>> Sandbox::create(const SandboxOptions& options) {
   auto table = MountTable::create(options.root, options.mounts);
   if (!table) return table.error();
-  return std::shared_ptr<Sandbox>(new Sandbox(std::move(table.value()), nullptr,
-                                              options.max_read_bytes, options.resolver,
-                                              options.max_depth));
+  TrustedNamesSpec spec = options.trusted;
+  // A program config planted at the root would be found by the next run's discovery.
+  if (!options.root.source.empty()) {
+    const std::string& root = options.root.source;
+    for (std::string_view name : sandbox_config_names()) {
+      spec.host_paths.push_back((root == "/" ? "" : root) + "/" + std::string(name));
+    }
+  }
+  auto trusted = TrustedNames::create(spec);
+  if (!trusted) return trusted.error();
+  // Resolving reads the disk but changes nothing and cannot fail: a missing name stays as named.
+  trusted.value().resolve_host_paths();
+  return std::shared_ptr<Sandbox>(new Sandbox(
+      std::move(table.value()), nullptr, options.max_read_bytes, options.resolver,
+      options.max_depth, std::make_shared<const TrustedNames>(std::move(trusted.value()))));
 }
 
 Result<std::shared_ptr<Sandbox>> Sandbox::derived(Result<MountTable> table) const {
@@ -46,8 +60,8 @@ Result<std::shared_ptr<Sandbox>> Sandbox::derived(Result<MountTable> table) cons
     e.limit = max_depth_;
     return e;
   }
-  return std::shared_ptr<Sandbox>(
-      new Sandbox(std::move(table.value()), this, max_read_bytes_, resolver_, max_depth_));
+  return std::shared_ptr<Sandbox>(new Sandbox(std::move(table.value()), this, max_read_bytes_,
+                                              resolver_, max_depth_, trusted_));
 }
 
 Result<std::shared_ptr<Sandbox>> Sandbox::restrict(std::string_view sub,
@@ -80,6 +94,8 @@ Result<Approval> Sandbox::approval_for(std::string_view text, Change change) con
   if (!target) return target.error();
   const Mount* mount = target.value().at.mount;
   if (mount == nullptr) return Approval::blocked;  // nothing can be written outside the mounts
+  // No prompt can allow a change the host would run next.
+  if (!check_trusted(target.value(), false)) return Approval::blocked;
   return change == Change::write ? mount->approval.write : mount->approval.remove;
 }
 
@@ -121,7 +137,7 @@ Status Sandbox::may_delete(std::string_view text) const {
   return check_delete_rules(target.value());
 }
 
-Status Sandbox::check_entry_changeable(const Target& t) const {
+Status Sandbox::check_entry_changeable(const Target& t, bool directory) const {
   if (t.at.mount == nullptr) {
     if (t.path.is_root()) return Errc::is_directory;
     return table_.holds_mount_point(t.path) ? Errc::mount_point : Errc::outside_sandbox;
@@ -129,7 +145,57 @@ Status Sandbox::check_entry_changeable(const Target& t) const {
   if (t.at.mount->readonly) return Errc::read_only;
   if (t.path.is_root()) return Errc::is_directory;
   if (table_.holds_mount_point(t.path)) return Errc::mount_point;
-  return ok_status();
+  return check_trusted(t, directory);
+}
+
+namespace {
+
+Error trusted_refusal(TrustedKind kind) {
+  Error e{Errc::host_trusted};
+  e.trusted = trusted_kind_name(kind);
+  return e;
+}
+
+std::string joined_host(std::string_view base, const std::vector<std::string>& parts,
+                        std::size_t begin) {
+  std::string out(base == "/" ? "" : base);
+  for (std::size_t i = begin; i < parts.size(); ++i) out += "/" + parts[i];
+  return out.empty() ? "/" : out;
+}
+
+}  // namespace
+
+Status Sandbox::check_trusted(const Target& t, bool directory) const {
+  if (t.at.rest_begin >= t.path.parts.size()) return ok_status();  // the mount itself
+  const Anchor& anchor = *t.at.mount->anchor;
+  EntryPlace place;
+  place.parts = anchor.parts_below_origin();
+  place.parts.insert(place.parts.end(), t.path.parts.begin() + t.at.rest_begin, t.path.parts.end());
+  place.hosts.push_back(joined_host(anchor.host_path(), t.path.parts, t.at.rest_begin));
+  if (const std::string& real = anchor.origin().real_path(); !real.empty()) {
+    place.hosts.push_back(joined_host(real, place.parts, 0));
+  }
+  const TrustedKind kind = trusted_->kind_of(place, directory);
+  return kind == TrustedKind::none ? ok_status() : Status(trusted_refusal(kind));
+}
+
+Status Sandbox::check_trusted_at(int dir_fd, const Target& t, const std::string& name,
+                                 bool directory) const {
+  auto dir = descriptor_path(dir_fd);
+  if (!dir) return ok_status();  // no /proc: the path as named was judged already
+  const std::string& origin = t.at.mount->anchor->origin().real_path();
+  const std::string& real = dir.value();
+  EntryPlace place;
+  place.hosts.push_back(joined_host(real, {name}, 0));
+  const bool inside = !origin.empty() && real.compare(0, origin.size(), origin) == 0 &&
+                      (real.size() == origin.size() || origin == "/" || real[origin.size()] == '/');
+  if (!inside) return check_trusted(t, directory);
+  for (std::string_view piece : split_at_slashes(std::string_view(real).substr(origin.size()))) {
+    if (!piece.empty()) place.parts.emplace_back(piece);
+  }
+  place.parts.push_back(name);
+  const TrustedKind kind = trusted_->kind_of(place, directory);
+  return kind == TrustedKind::none ? ok_status() : Status(trusted_refusal(kind));
 }
 
 Status Sandbox::check_read_rules(const Target& t, std::uint64_t size) const {

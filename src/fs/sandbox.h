@@ -20,6 +20,7 @@
 #include "fs/file_turns.h"
 #include "fs/mount_table.h"
 #include "fs/resolver.h"
+#include "fs/trusted_names.h"
 
 namespace msb {
 
@@ -41,6 +42,8 @@ struct SandboxOptions {
   std::uint64_t max_read_bytes = kDefaultMaxReadBytes;
   ResolverKind resolver = ResolverKind::automatic;
   std::uint32_t max_depth = 5;  // how many derivations (restrict, workers) may be chained
+  // What the host trusts next (trusted_names.h); the config names at the root are added.
+  TrustedNamesSpec trusted;
 };
 
 // The kinds of change approvals are asked for.
@@ -192,10 +195,13 @@ class Sandbox {
   ResolverKind resolver() const noexcept { return resolver_; }
   std::uint32_t depth() const noexcept { return depth_; }
   std::uint32_t max_depth() const noexcept { return max_depth_; }
+  // Kept by every view derived from this one.
+  const TrustedNames& trusted() const noexcept { return *trusted_; }
 
  private:
   Sandbox(MountTable table, const Sandbox* parent, std::uint64_t max_read_bytes,
-          ResolverKind resolver, std::uint32_t max_depth);
+          ResolverKind resolver, std::uint32_t max_depth,
+          std::shared_ptr<const TrustedNames> trusted);
   // A glob opens directories as the other operations do, but one slice at a time.
   friend class GlobTask;
   // sandbox_write.cc: the two kinds of PendingChange and what they share.
@@ -220,9 +226,15 @@ class Sandbox {
   // (the no-root "/" and directories holding mount targets) are is_directory, anything else
   // outside_sandbox.
   Status require_mount(const Target& target) const;
-  // Whether the entry itself may change at all: it lies under a mount that is not read-only and
-  // is neither the root nor a mount point. Approvals and file rules are the *_rules' business.
-  Status check_entry_changeable(const Target& target) const;
+  // Whether the entry itself may change at all: it lies under a mount that is not read-only, is
+  // neither the root nor a mount point, nor a name the host trusts. Approvals and file rules are
+  // the *_rules' business. `directory`: the change only makes a directory.
+  Status check_entry_changeable(const Target& target, bool directory = false) const;
+  // The trusted names, judged on the path as named (before anything is opened or made) and
+  // on the directory it resolved to (after: a link inside the mount may lead to one).
+  Status check_trusted(const Target& target, bool directory) const;
+  Status check_trusted_at(int dir_fd, const Target& target, const std::string& name,
+                          bool directory) const;
   // The rules each kind of access must pass before touching the disk. `size` is the file's
   // size (reads) or the new contents' (writes).
   Status check_read_rules(const Target& target, std::uint64_t size) const;
@@ -242,11 +254,12 @@ class Sandbox {
   // The directory that will hold the entry a mutation creates or removes, after the read-only
   // rules have been checked for it.
   Result<UniqueFd> open_parent_for_change(const Target& target, bool create_missing,
-                                          Change change = Change::write) const;
+                                          Change change = Change::write,
+                                          bool directory = false) const;
   // The directory that holds `target`'s entry, opened beneath its mount, nothing checked.
   Result<UniqueFd> open_parent(const Target& target) const;
-  Result<UniqueFd> make_parents(const Mount& mount, int base, const std::vector<std::string>& parts,
-                                std::size_t begin, std::size_t end) const;
+  // mkdir -p of `target`'s directories up to its part `end`, beneath its mount's descriptor.
+  Result<UniqueFd> make_parents(const Target& target, int base, std::size_t end) const;
   // On the disk, after the lexical rules: the directory's nearest enclosing configured source
   // decides (its read-only flag and its approval for `change`, blocked refuses), whichever mount
   // the path was named through.
@@ -268,6 +281,7 @@ class Sandbox {
   ResolverKind resolver_;
   std::uint32_t depth_ = 0;
   std::uint32_t max_depth_ = 5;
+  std::shared_ptr<const TrustedNames> trusted_;
   mutable std::mutex pin_mutex_;
   mutable std::atomic<bool> settled_{false};
 };

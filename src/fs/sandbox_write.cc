@@ -238,6 +238,7 @@ class EditChange final : public ChangeInDir {
         !st) {
       return st;
     }
+    if (auto st = sandbox_.check_trusted_at(dir_.get(), t, name, false); !st) return st;
     const Observed seen{entry.value(), before.value(), fd};
     return replace_file(dir_.get(), name, reinterpret_cast<const std::uint8_t*>(updated.data()),
                         updated.size(), [&]() -> Status {
@@ -277,6 +278,10 @@ Result<std::unique_ptr<PendingChange>> Sandbox::prepare_edit(std::string_view te
   if (!target) return target.error();
   Target& t = target.value();
   if (auto st = require_mount(t); !st) return st.error();
+  // Nothing of a file the host trusts is read for a change it could never take.
+  if (!t.at.mount->readonly) {
+    if (auto st = check_trusted(t, false); !st) return st.error();
+  }
   // Refusals keep the order they had before edits took turns: whatever reading the file meets
   // first (a missing directory, a directory, a symlink out), then the match, then the write
   // rules. So the directory is only looked up here, and checked for writing after the match.
@@ -326,9 +331,9 @@ Status Sandbox::make_directory(std::string_view text) const {
   const Errc code = existing.error().code;
   if (code != Errc::not_found && code != Errc::not_directory) return existing.error();
   // Creating a directory is a write: the same refusals as for a file, minus the file rules.
-  if (auto st = check_entry_changeable(t); !st) return st;
+  if (auto st = check_entry_changeable(t, true); !st) return st;
   if (t.at.mount->approval.write == Approval::blocked) return Errc::write_blocked;
-  auto dir = open_parent_for_change(t, true);
+  auto dir = open_parent_for_change(t, true, Change::write, true);
   if (!dir) return dir.error();
   const std::string& name = t.path.parts.back();
   if (auto st = make_dir(dir.value().get(), name); !st) return st;
@@ -339,7 +344,7 @@ Status Sandbox::make_directory(std::string_view text) const {
 }
 
 Result<UniqueFd> Sandbox::open_parent_for_change(const Target& t, bool create_missing,
-                                                 Change change) const {
+                                                 Change change, bool directory) const {
   const Mount& mount = *t.at.mount;
   pin_sources_once();
   auto base = mount.anchor->fd();
@@ -348,10 +353,13 @@ Result<UniqueFd> Sandbox::open_parent_for_change(const Target& t, bool create_mi
   const OpenRequest dir_request{kPathFlags | O_DIRECTORY, 0, true};
   auto dir = open_beneath(base.value(), t.path.parts, t.at.rest_begin, end, dir_request, resolver_);
   if (!dir && dir.error().code == Errc::not_found && create_missing) {
-    dir = make_parents(mount, base.value(), t.path.parts, t.at.rest_begin, end);
+    dir = make_parents(t, base.value(), end);
   }
   if (!dir) return dir.error();
   if (auto st = check_enclosing_source_allows(dir.value().get(), mount, change); !st) {
+    return st.error();
+  }
+  if (auto st = check_trusted_at(dir.value().get(), t, t.path.parts.back(), directory); !st) {
     return st.error();
   }
   return dir;
@@ -366,9 +374,10 @@ Result<UniqueFd> Sandbox::open_parent(const Target& t) const {
                       dir_request, resolver_);
 }
 
-Result<UniqueFd> Sandbox::make_parents(const Mount& mount, int base,
-                                       const std::vector<std::string>& parts, std::size_t begin,
-                                       std::size_t end) const {
+Result<UniqueFd> Sandbox::make_parents(const Target& t, int base, std::size_t end) const {
+  const Mount& mount = *t.at.mount;
+  const std::vector<std::string>& parts = t.path.parts;
+  const std::size_t begin = t.at.rest_begin;
   const OpenRequest dir_request{kPathFlags | O_DIRECTORY, 0, true};
   // Each prefix is resolved from the mount's own descriptor, so symlinks get exactly the
   // treatment they get on the normal path; every directory we create in is checked first.
@@ -380,6 +389,9 @@ Result<UniqueFd> Sandbox::make_parents(const Mount& mount, int base,
       if (!parent) return parent.error();
       if (auto st = check_enclosing_source_allows(parent.value().get(), mount, Change::write);
           !st) {
+        return st.error();
+      }
+      if (auto st = check_trusted_at(parent.value().get(), t, parts[i], true); !st) {
         return st.error();
       }
       if (auto st = make_dir(parent.value().get(), parts[i]); !st) return st.error();

@@ -32,7 +32,7 @@ function execDescription(network) {
     'a command starts in cwd (a virtual directory, default /, which is /workspace), so relative paths work ' +
     'unchanged. Read-only mounts stay read-only; nothing outside the sandbox exists for the command except ' +
     'read-only system directories (/usr, /bin, /lib, a minimal /etc); /tmp (also $HOME) is private and removed ' +
-    'after each command, so keep what should last under /workspace. Git hooks and config stay read-only. ' +
+    'after each command, so keep what should last under /workspace. ' +
     `${network.text} Each of stdout and stderr keeps its first bytes (a note says when output was ` +
     `cut: redirect to a file and read it in parts); the command is killed after timeoutMs (default ${DEFAULT_TIMEOUT_MS}, ` +
     `at most ${MAX_TIMEOUT_MS}). Not interactive: stdin is given whole or is empty.`;

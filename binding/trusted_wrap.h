@@ -1,0 +1,14 @@
+// The facade's `trusted` config key, read into the core's spec (the SandboxWrap methods that
+// report the set and look for it under sources are defined in trusted_wrap.cc too).
+#pragma once
+
+#include <napi.h>
+
+#include "fs/trusted_names.h"
+
+namespace msb_binding {
+
+// { builtin, add, release, hostPaths } as the facade validated it; the defaults when absent.
+msb::TrustedNamesSpec trusted_spec_from(const Napi::Object& config);
+
+}  // namespace msb_binding

@@ -1,0 +1,271 @@
+'use strict';
+
+// Files the host trusts to run things next (git's hooks and config, the sandbox's own config and
+// workers, agent clients' and editors' project files, shell start-up files), attacked through the
+// library's file API as golem-forge's file tools reach it: every change refused with
+// HostTrustedError and nothing on disk changed, reads allowed, ordinary files still changing, and
+// the host's own `git status` running nothing planted. The MCP server's door is
+// test/mcp-trusted.test.js, a command's test/next-run-trusted.test.js.
+const fs = require('fs');
+const path = require('path');
+const { spawnSync } = require('child_process');
+const ms = require('../lib');
+const { HostTrustedError } = require('../lib');
+const errorsEntry = require('../lib/sandbox-errors');
+const { makeTempDir, removeDir, snapshotTree, testNeeding } = require('./helpers');
+
+const HAS_GIT = spawnSync('git', ['--version']).status === 0;
+const withGit = testNeeding(HAS_GIT ? null : 'git is not installed');
+
+// Existing files at trusted names, relative to the project root.
+const EXISTING = [
+  '.git/config', '.git/hooks/pre-commit', '.git/info/attributes', '.git/modules/sub/config',
+  'golem-forge.config.yaml', 'workers/r.worker',
+  '.mcp.json', '.vscode/settings.json', '.vscode/tasks.json', '.cursor/mcp.json', '.claude/settings.json',
+  '.claude/commands/go.md', '.idea/workspace.xml', '.zed/settings.json',
+  '.bashrc', '.bash_profile', '.profile', '.zshrc', '.zprofile', '.gitconfig', '.ripgreprc', '.envrc',
+  'sub/dir/.envrc', 'vendor/lib/.git',
+];
+// Trusted names that do not exist yet: making any of them is a change too.
+const ABSENT = [
+  '.git/hooks/post-checkout', '.git/config.worktree', '.git/commondir', '.git/worktrees/w/config',
+  'golem-forge.config.yml', 'golem-forge.config.json', 'workers/new.worker',
+  '.cursor/rules.json', '.claude/agents/a.md', '.claude/hooks/h.sh', '.idea/run.xml', 'deep/a/b/.vscode/tasks.json',
+  '.zlogin', '.zshenv', 'pkg/.git', 'deep/x/.mcp.json',
+];
+const WORKER = '---\nname: r\nsandbox:\n  restrict: /src\n  readonly: true\n---\nRead only.\n';
+
+let root;
+let sandbox;
+
+function seedProject(dir) {
+  if (HAS_GIT) {
+    expect(spawnSync('git', ['init', '-q', dir]).status).toBe(0);
+  }
+  for (const rel of EXISTING) {
+    const file = path.join(dir, rel);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    if (rel === '.git/config' && HAS_GIT) continue; // git wrote it
+    fs.writeFileSync(file, rel === 'workers/r.worker' ? WORKER : `original ${rel}\n`);
+  }
+  fs.writeFileSync(path.join(dir, 'golem-forge.config.yaml'), 'sandbox:\n  root: .\n');
+  fs.mkdirSync(path.join(dir, 'src'));
+  fs.mkdirSync(path.join(dir, 'deep'));
+  fs.writeFileSync(path.join(dir, 'src', 'app.ts'), 'export const a = 1;\n');
+  fs.writeFileSync(path.join(dir, 'notes.txt'), 'ordinary\n');
+}
+
+beforeAll(async () => {
+  root = makeTempDir('msb-trusted-');
+  seedProject(root);
+  sandbox = await ms.createSandboxFromConfig(await ms.loadProgramConfig(path.join(root, 'golem-forge.config.yaml')));
+});
+
+afterAll(() => removeDir(root));
+
+const v = (rel) => `/${rel}`;
+
+async function expectTrusted(promise) {
+  const error = await promise.then(() => null, (e) => e);
+  expect(error).toBeInstanceOf(HostTrustedError);
+  expect(error.code).toBe('HOST_TRUSTED');
+  expect(error.message).not.toContain(root);
+  return error;
+}
+
+describe('every change to a trusted name is refused and changes nothing', () => {
+  const writes = [
+    ['write', (p) => sandbox.write(p, 'planted\n')],
+    ['writeBinary', (p) => sandbox.writeBinary(p, Buffer.from('planted\n'))],
+    ['move onto', (p) => sandbox.move('/notes.txt', p, { overwrite: true })],
+    ['copy onto', (p) => sandbox.copy('/notes.txt', p, { overwrite: true })],
+  ];
+  for (const [op, change] of writes) {
+    test(`${op}, on every existing and absent name`, async () => {
+      const before = snapshotTree(root);
+      for (const rel of [...EXISTING, ...ABSENT]) {
+        const error = await expectTrusted(change(v(rel)));
+        expect([rel, error.path]).toEqual([rel, v(rel)]);
+      }
+      expect(snapshotTree(root)).toEqual(before);
+    });
+  }
+
+  test('edit, delete and move away, on every existing name', async () => {
+    const before = snapshotTree(root);
+    for (const rel of EXISTING) {
+      if (!fs.statSync(path.join(root, rel)).isFile()) continue;
+      const text = fs.readFileSync(path.join(root, rel), 'utf8');
+      await expectTrusted(sandbox.edit(v(rel), text.slice(0, 4), 'XXXX'));
+      await expectTrusted(sandbox.delete(v(rel)));
+      const moved = await sandbox.move(v(rel), '/moved-away', {}).then(() => null, (e) => e);
+      expect([rel, moved && moved.code, moved && moved.index]).toEqual([rel, 'HOST_TRUSTED', 0]);
+    }
+    expect(snapshotTree(root)).toEqual(before);
+  });
+
+  test('mkdir of a trusted directory, or of one inside', async () => {
+    const before = snapshotTree(root);
+    for (const rel of ['.git/hooks/more', '.git/modules/new', '.vscode/sub', '.claude/agents', '.zed/x', 'workers/nested', 'a/.cursor']) {
+      await expectTrusted(sandbox.mkdir(v(rel)));
+    }
+    expect(snapshotTree(root)).toEqual(before);
+  });
+
+  test('a write whose parents are missing makes none of them', async () => {
+    await expectTrusted(sandbox.write('/fresh/one/.vscode/tasks.json', '{}'));
+    await expectTrusted(sandbox.write('/fresh2/.claude/commands/x.md', 'x'));
+    expect(fs.existsSync(path.join(root, 'fresh'))).toBe(false);
+    expect(fs.existsSync(path.join(root, 'fresh2'))).toBe(false);
+  });
+
+  test('names compare case-insensitively (a case-folding directory would find them)', async () => {
+    const before = snapshotTree(root);
+    for (const p of ['/.GIT/CONFIG', '/.Git/Hooks/pre-push', '/.VSCODE/tasks.json', '/.BashRC', '/.MCP.JSON',
+      '/.git/hoo\u212As/x', '/.claude/\u017Fettings.json', '/GOLEM-FORGE.CONFIG.YAML']) {
+      await expectTrusted(sandbox.write(p, 'x'));
+    }
+    expect(snapshotTree(root)).toEqual(before);
+  });
+
+  test('the error says why, that reading is fine, and who can change it; it is in mount-sandbox/errors', async () => {
+    const git = await expectTrusted(sandbox.write('/.git/hooks/pre-commit', 'x'));
+    expect(git.trusted).toBe('git');
+    expect(git.toLLMMessage()).toMatch(/host trusts this file to run things/);
+    expect(git.toLLMMessage()).toMatch(/Reading it is fine/);
+    expect(git.toLLMMessage()).toMatch(/user/);
+    expect((await expectTrusted(sandbox.write('/golem-forge.config.yaml', 'x'))).trusted).toBe('sandbox');
+    expect((await expectTrusted(sandbox.write('/workers/r.worker', 'x'))).trusted).toBe('sandbox');
+    expect((await expectTrusted(sandbox.write('/.mcp.json', 'x'))).trusted).toBe('client');
+    expect((await expectTrusted(sandbox.write('/.bashrc', 'x'))).trusted).toBe('shell');
+    expect(errorsEntry.HostTrustedError).toBe(HostTrustedError);
+    expect(ms.isSandboxError(git)).toBe(true);
+  });
+});
+
+describe('ways around the name', () => {
+  test('a link inside the mount leading to .git, or to .vscode', async () => {
+    fs.symlinkSync('.git', path.join(root, 'alias'));
+    fs.symlinkSync('.vscode', path.join(root, 'editor'));
+    try {
+      const before = snapshotTree(root);
+      await expectTrusted(sandbox.write('/alias/config', '[core]\n\tfsmonitor = "touch pwned"\n'));
+      await expectTrusted(sandbox.write('/alias/hooks/pre-commit', '#!/bin/sh\n'));
+      await expectTrusted(sandbox.write('/editor/tasks.json', '{}'));
+      await expectTrusted(sandbox.mkdir('/alias/hooks/new'));
+      expect(snapshotTree(root)).toEqual(before);
+    } finally {
+      fs.unlinkSync(path.join(root, 'alias'));
+      fs.unlinkSync(path.join(root, 'editor'));
+    }
+  });
+
+  test('a restricted child (onto .git, onto a folder holding .vscode) and a worker keep the set', async () => {
+    const before = snapshotTree(root);
+    const gitView = sandbox.restrict({ restrict: '/.git' });
+    await expectTrusted(gitView.write('/config', 'x'));
+    await expectTrusted(gitView.write('/hooks/pre-commit', 'x'));
+    const deep = sandbox.restrict({ restrict: '/deep' });
+    await expectTrusted(deep.write('/a/b/.vscode/tasks.json', 'x'));
+    await expectTrusted(deep.write('/.bashrc', 'x'));
+    const grand = sandbox.restrict({ restrict: '/sub' }).restrict({ restrict: '/dir' });
+    await expectTrusted(grand.write('/.envrc', 'x'));
+    expect(snapshotTree(root)).toEqual(before);
+  });
+
+  test('a directory moved onto the way is not possible, and a file cannot take a directory\'s name', async () => {
+    const before = snapshotTree(root);
+    // Moving the parent of a trusted name away: directories are never moved by the file API.
+    const error = await sandbox.move('/.vscode', '/elsewhere', {}).then(() => null, (e) => e);
+    expect(error).not.toBeNull();
+    await expectTrusted(sandbox.write('/.claude', 'a file where the directory is'));
+    await expectTrusted(sandbox.write('/workers', 'x'));
+    expect(snapshotTree(root)).toEqual(before);
+  });
+
+  withGit('the host\'s own git status afterwards runs nothing the agent tried to plant', async () => {
+    const marker = path.join(root, '..', `${path.basename(root)}-pwned`);
+    const config = fs.readFileSync(path.join(root, '.git', 'config'), 'utf8');
+    await expectTrusted(sandbox.edit('/.git/config', '[core]', `[core]\n\tfsmonitor = "touch ${marker}"`));
+    await expectTrusted(sandbox.write('/.git/config', `${config}[core]\n\tfsmonitor = "touch ${marker}"\n`));
+    await expectTrusted(sandbox.write('/.git/hooks/fsmonitor-watchman', `#!/bin/sh\ntouch ${marker}\n`));
+    const status = spawnSync('git', ['status', '--short'], { cwd: root, encoding: 'utf8' });
+    expect(status.status).toBe(0);
+    expect(fs.existsSync(marker)).toBe(false);
+  });
+});
+
+describe('what stays allowed', () => {
+  test('reading every trusted file', async () => {
+    for (const rel of EXISTING) {
+      if (!fs.statSync(path.join(root, rel)).isFile()) continue;
+      expect([rel, await sandbox.read(v(rel))]).toEqual([rel, fs.readFileSync(path.join(root, rel), 'utf8')]);
+    }
+    expect((await sandbox.list('/.vscode')).sort()).toEqual(['settings.json', 'tasks.json']);
+  });
+
+  test('ordinary files, and git\'s objects and refs, still change', async () => {
+    await sandbox.write('/src/new.ts', 'x');
+    await sandbox.edit('/src/app.ts', 'a = 1', 'a = 2');
+    await sandbox.copy('/src/new.ts', '/src/copy.ts');
+    await sandbox.move('/src/copy.ts', '/src/moved.ts');
+    await sandbox.delete('/src/moved.ts');
+    await sandbox.mkdir('/build/.git'); // a directory named .git: only files and links of that name are refused
+    await sandbox.write('/.git/objects/info/packs', '');
+    await sandbox.write('/.vscodeish.json', '{}'); // not the name, only like it
+    await sandbox.write('/my.bashrc', 'x');
+    expect(fs.readFileSync(path.join(root, 'src', 'app.ts'), 'utf8')).toBe('export const a = 2;\n');
+    expect(fs.existsSync(path.join(root, 'src', 'moved.ts'))).toBe(false);
+  });
+
+  test('canWrite, checkChange and approvalFor agree with the refusal', () => {
+    for (const p of ['/.git/config', '/.mcp.json', '/.bashrc', '/workers/r.worker', '/x/.git']) {
+      expect([p, sandbox.canWrite(p)]).toEqual([p, false]);
+      expect([p, sandbox.checkChange(p, 'write')?.code]).toEqual([p, 'HOST_TRUSTED']);
+      expect([p, sandbox.checkChange(p, 'delete')?.code]).toEqual([p, 'HOST_TRUSTED']);
+      expect([p, sandbox.approvalFor(p, 'write')]).toEqual([p, 'blocked']);
+    }
+    expect(sandbox.canWrite('/src/app.ts')).toBe(true);
+    expect(sandbox.checkChange('/src/app.ts', 'write')).toBeNull();
+  });
+});
+
+describe('the operator decides, never the agent', () => {
+  let dir;
+  beforeEach(() => {
+    dir = makeTempDir('msb-trusted-op-');
+    fs.mkdirSync(path.join(dir, '.vscode'));
+    fs.writeFileSync(path.join(dir, '.vscode', 'settings.json'), '{}');
+  });
+  afterEach(() => removeDir(dir));
+
+  test('createMountSandbox with no config: built-in names and the config names at its root', async () => {
+    const sb = ms.createMountSandbox({ root: dir });
+    await expectTrusted(sb.write('/golem-forge.config.yaml', 'sandbox:\n  root: /\n'));
+    await expectTrusted(sb.write('/.vscode/settings.json', '{}'));
+    expect(fs.existsSync(path.join(dir, 'golem-forge.config.yaml'))).toBe(false);
+  });
+
+  test('trustedNames.release lets a name change, trustedNames.add protects another', async () => {
+    const sb = ms.createMountSandbox({ root: dir, trustedNames: { release: ['.vscode/settings.json'], add: ['deploy.sh'] } });
+    await sb.write('/.vscode/settings.json', '{"editor.tabSize": 2}');
+    await expectTrusted(sb.write('/.vscode/tasks.json', '{}'));
+    const added = await expectTrusted(sb.write('/scripts/deploy.sh', 'rm -rf /'));
+    expect(added.trusted).toBe('named');
+    expect(sb.describe().trustedNames.released).toEqual(['.vscode/settings.json']);
+    expect(sb.describe().trustedNames.names.map((n) => n.name)).toEqual(expect.arrayContaining(['.git/hooks', '.mcp.json', 'deploy.sh']));
+  });
+
+  test('the same keys in a program config; bad names are refused where they are written', async () => {
+    const file = path.join(dir, 'golem-forge.config.yaml');
+    fs.writeFileSync(file, 'sandbox:\n  root: .\n  trustedNames:\n    release: [.vscode/settings.json]\n    add: [Makefile]\n');
+    const sb = await ms.createSandboxFromConfig(await ms.loadProgramConfig(file));
+    await sb.write('/.vscode/settings.json', '{}');
+    await expectTrusted(sb.write('/Makefile', 'all:\n'));
+    await expectTrusted(sb.write('/golem-forge.config.yaml', 'x'));
+    fs.writeFileSync(file, 'sandbox:\n  root: .\n  trustedNames:\n    release: [../x]\n');
+    await expect(ms.loadProgramConfig(file)).rejects.toMatchObject({ code: 'INVALID_CONFIG', keyPath: 'sandbox.trustedNames.release[0]' });
+    expect(() => ms.createMountSandbox({ root: dir, trustedNames: { release: ['/abs'] } })).toThrow(/trustedNames.release\[0\]/);
+    expect(() => ms.createMountSandbox({ root: dir, trustedNames: { allow: [] } })).toThrow(/unknown key trustedNames.allow/);
+  });
+});
