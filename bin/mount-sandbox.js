@@ -439,7 +439,7 @@ async function explain(args) {
 // The config's sandbox, whose commands cannot change what the next run trusts; with --worker,
 // the worker's narrower one, from a worker file no command could have written. explain and exec
 // answer for this same sandbox.
-async function sandboxOf(args) {
+async function sandboxOf(args, options) {
   const config = await loadConfig(args.options['--config']);
   const workerFile = args.options['--worker'];
   if (workerFile !== undefined) {
@@ -450,7 +450,7 @@ async function sandboxOf(args) {
       throw new Refusal('NOT_REGULAR_FILE', `${path.resolve(workerFile)} is not a regular file`);
     }
   }
-  return { config, ...(await sandboxFor(config, workerFile)) };
+  return { config, ...(await sandboxFor(config, workerFile, options)) };
 }
 
 // --network, or --allow/--deny: the network the command asks for (undefined: the sandbox's own).
@@ -487,7 +487,7 @@ async function exec(args) {
   const options = { allowWeakerEnforcement: given['--allow-weaker'] === true };
   if (given['--cwd'] !== undefined) options.cwd = given['--cwd'];
   if (given['--timeout'] !== undefined) options.timeoutMs = Number(given['--timeout']); // checked in checkArgs
-  const { sandbox } = await sandboxOf(args);
+  const { sandbox } = await sandboxOf(args, { createSources: true });
   if (sandbox === null) {
     const why = given['--worker'] !== undefined ? 'the worker is a pure function' : 'the config has no sandbox section';
     throw new Refusal('NO_SANDBOX', `this sandbox allows no file access (${why}), so there is nothing to run a command in`);

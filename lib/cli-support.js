@@ -8,8 +8,11 @@
 // else the CLI uses goes through lib/index.js like any caller.
 const ms = require('./index');
 // Not part of the declared surface: lib/index.js defines it for this module only.
-const internal = /** @type {{ createWithTrustedFiles: (config: object, hostPaths: string[]) => import('./index').MountSandbox }} */ (
-  /** @type {unknown} */ (ms));
+/** @typedef {import('./index').MountSandbox} Sandbox */
+const internal = /** @type {{
+  createWithTrustedFiles: (config: object, hostPaths: string[]) => Sandbox,
+  createAsyncWithTrustedFiles: (config: object, hostPaths: string[]) => Promise<Sandbox>,
+}} */ (/** @type {unknown} */ (ms));
 const { rulesFor } = require('./errors');
 const { protectedFiles, addProtectedFiles } = require('./protected');
 const {
@@ -23,12 +26,16 @@ const { parseNetwork } = require('./network-policy');
 
 // The sandbox a program config gives its commands (null: no file access), unable to change what
 // the next run trusts; with a worker file, that worker's narrower view, once the file is shown to
-// be one no command could have written. Sources are not created: nothing here writes.
-async function sandboxFor(config, workerFile) {
+// be one no command could have written. Sources are created only for `createSources` (exec, which
+// must run with every mount as createSandboxFromConfig and the MCP server would give it); check and
+// explain write nothing.
+async function sandboxFor(config, workerFile, { createSources = false } = {}) {
   const programSandbox = ms.sandboxConfigFrom(config);
   const trusted = await filesTheNextRunTrusts(config);
   const absent = await absentNamesTheNextRunTrusts(config);
-  const sandbox = programSandbox === null ? null : addProtectedFiles(internal.createWithTrustedFiles(programSandbox, [...trusted, ...absent]), trusted, absent);
+  const hostPaths = [...trusted, ...absent];
+  const create = createSources ? internal.createAsyncWithTrustedFiles : internal.createWithTrustedFiles;
+  const sandbox = programSandbox === null ? null : addProtectedFiles(await create(programSandbox, hostPaths), trusted, absent);
   if (workerFile === undefined) return { sandbox, worker: null };
   const worker = await loadTrustedWorkerFile(config, workerFile, trusted);
   return { sandbox: ms.sandboxForWorker(sandbox, worker), worker };

@@ -73,10 +73,35 @@ function errorFromCode(code, path, given, context) {
   return error;
 }
 
+// Top-level host directories a model reaches for when it mistakes the sandbox for the host.
+const HOST_TOPS = ['home', 'etc', 'usr', 'root', 'tmp', 'var', 'opt', 'mnt', 'srv', 'proc', 'Users'];
+
+// For a path that was not found: when it looks like a host path, what to say instead (naming
+// virtual paths only): the one it probably means, under the root or a mount whose source it
+// names, or else what "/" and the mounts are.
+function hostPathHint(path, config) {
+  if (typeof path !== 'string') return undefined;
+  const sources = [...config.mounts.map((m) => ({ source: m.source, target: m.target })),
+    ...(config.root === null ? [] : [{ source: config.root, target: '/' }])];
+  for (const { source, target } of sources) {
+    if (source !== '/' && isWithin(path, source)) {
+      const rest = path.slice(source.length);
+      const meant = target === '/' ? rest || '/' : `${target}${rest}`;
+      return `Paths here are virtual, and this one looks like a host path: it probably means ${meant}.`;
+    }
+  }
+  const top = path.split('/')[1];
+  if (!HOST_TOPS.includes(top) || config.mounts.some((m) => m.target.split('/')[1] === top)) return undefined;
+  const mounts = config.mounts.map((m) => m.target).sort();
+  const where = config.root === null ? 'the sandbox has no root' : '"/" is the sandbox\'s root (the project)';
+  return `Paths here are virtual and this one looks like a host path: ${where}` +
+    `${mounts.length ? `, and the mounts are ${mounts.join(', ')}` : ''}; host paths mean nothing in the sandbox.`;
+}
+
 function errorFor(code, path, details, context) {
   switch (code) {
     case 'NOT_FOUND':
-      return new classes.NotFoundError(path);
+      return new classes.NotFoundError(path, context ? hostPathHint(path, context.config()) : undefined);
     case 'INVALID_PATH':
       return invalidPath(invalidPathReason(path), path);
     case 'PATH_ESCAPE': {

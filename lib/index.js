@@ -496,5 +496,7 @@ module.exports = {
   ...publicErrors,
 };
 
-// For lib/cli-support.js only (not public API): a sandbox with the program loader's own files.
+// For lib/cli-support.js only (not public API): a sandbox with the program loader's own files,
+// its sources left alone (check, explain) or created first (exec, as createSandboxFromConfig).
 Object.defineProperty(module.exports, 'createWithTrustedFiles', { value: createWithTrustedFiles, enumerable: false });
+Object.defineProperty(module.exports, 'createAsyncWithTrustedFiles', { value: createAsyncWithTrustedFiles, enumerable: false });

@@ -77,7 +77,12 @@ export declare class SandboxError extends Error {
   toLLMMessage(): string;
 }
 export declare class NotFoundError extends SandboxError {
-  constructor(path: string);
+  /**
+   * Set when the path looks like a host path (a root or mount source's, or /home, /etc, ...):
+   * that paths are virtual, what "/" and the mounts are, and the virtual path probably meant.
+   */
+  readonly hostPathHint?: string;
+  constructor(path: string, hostPathHint?: string);
 }
 export declare class InvalidPathError extends SandboxError {
   /** For an escape attempt: the top-level paths the model may read. */

@@ -19,14 +19,18 @@ class SandboxError extends Error {
   }
 }
 
+// `hostPathHint` (set by the facade, never by default): the path looks like a host path, and
+// this says that paths are virtual and, where it can tell, which virtual path was probably meant.
 class NotFoundError extends SandboxError {
-  constructor(path) {
+  constructor(path, hostPathHint) {
     super('NOT_FOUND', `File or directory not found: ${path}`, path);
     this.name = 'NotFoundError';
+    if (hostPathHint !== undefined) this.hostPathHint = hostPathHint;
   }
 
   toLLMMessage() {
-    return `File not found: ${this.path}. Please check the path and try again.`;
+    const hint = this.hostPathHint === undefined ? '' : ` ${this.hostPathHint}`;
+    return `File not found: ${this.path}. Please check the path and try again.${hint}`;
   }
 }
 

@@ -269,3 +269,40 @@ describe('the operator decides, never the agent', () => {
     expect(() => ms.createMountSandbox({ root: dir, trustedNames: { allow: [] } })).toThrow(/unknown key trustedNames.allow/);
   });
 });
+
+describe('every way in does the same thing (found on the way)', () => {
+  let dir;
+  beforeEach(() => {
+    dir = makeTempDir('msb-trusted-ways-');
+  });
+  afterEach(() => removeDir(dir));
+
+  test('a host path given to a file operation says paths are virtual and what it probably means, naming no other host path', async () => {
+    fs.mkdirSync(path.join(dir, 'proj', 'src'), { recursive: true });
+    fs.mkdirSync(path.join(dir, 'data'));
+    const sb = ms.createMountSandbox({ root: path.join(dir, 'proj'), mounts: [{ source: path.join(dir, 'data'), target: '/data' }] });
+    const mapped = await sb.read(path.join(dir, 'proj', 'src', 'app.ts')).then(() => null, (e) => e);
+    expect(mapped.code).toBe('NOT_FOUND');
+    expect(mapped.toLLMMessage()).toContain('Paths here are virtual');
+    expect(mapped.toLLMMessage()).toContain('it probably means /src/app.ts');
+    const mount = await sb.read(path.join(dir, 'data', 'a.csv')).then(() => null, (e) => e);
+    expect(mount.toLLMMessage()).toContain('it probably means /data/a.csv');
+    const etc = await sb.read('/etc/passwd').then(() => null, (e) => e);
+    expect(etc.toLLMMessage()).toContain('"/" is the sandbox\'s root (the project), and the mounts are /data');
+    for (const e of [mapped, mount, etc]) expect(e.toLLMMessage().split(e.path).join('')).not.toContain(dir);
+    // An ordinary missing file keeps golem-forge's text.
+    const plain = await sb.read('/src/missing.ts').then(() => null, (e) => e);
+    expect(plain.toLLMMessage()).toBe('File not found: /src/missing.ts. Please check the path and try again.');
+  });
+
+  test('the CLI\'s exec creates a missing mount source, as createSandboxFromConfig and the MCP server do', () => {
+    const proj = path.join(dir, 'proj');
+    fs.mkdirSync(proj);
+    fs.writeFileSync(path.join(proj, 'golem-forge.config.yaml'), 'sandbox:\n  root: .\n  mounts:\n    - source: ./cache-src\n      target: /cache\n');
+    const bin = path.join(__dirname, '..', 'bin', 'mount-sandbox.js');
+    const ran = spawnSync(process.execPath, [bin, 'exec', '--config', proj, '--allow-weaker', '--', 'sh', '-c', 'echo hi > cache/a && cat cache/a'], { encoding: 'utf8' });
+    expect(ran.stderr).not.toContain('Directory nonexistent');
+    expect(ran.status).toBe(0);
+    expect(fs.readFileSync(path.join(proj, 'cache-src', 'a'), 'utf8')).toBe('hi\n');
+  });
+});
