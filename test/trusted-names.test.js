@@ -306,3 +306,42 @@ describe('every way in does the same thing (found on the way)', () => {
     expect(fs.readFileSync(path.join(proj, 'cache-src', 'a'), 'utf8')).toBe('hi\n');
   });
 });
+
+// A directory that really folds case: tmpfs mounted with `casefold` (the kernel needs
+// CONFIG_UNICODE), as root. Where this machine cannot make one, the test says why and is skipped
+// (the folding rule itself is checked above on names, and in test/native/fs/trusted_names_test.cc).
+function caseFoldingDir() {
+  if (process.getuid() !== 0) return { reason: 'only root can mount a case-folding tmpfs' };
+  const dir = makeTempDir('msb-casefold-');
+  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'casefold', 'tmpfs', dir], { encoding: 'utf8' });
+  if (mounted.status !== 0) {
+    removeDir(dir);
+    return { reason: `this kernel cannot make a case-folding directory (mount -t tmpfs -o casefold: ${mounted.stderr.trim() || 'failed'})` };
+  }
+  fs.mkdirSync(path.join(dir, 'p'));
+  const flagged = spawnSync('chattr', ['+F', path.join(dir, 'p')], { encoding: 'utf8' });
+  if (flagged.status !== 0) {
+    spawnSync('umount', [dir]);
+    removeDir(dir);
+    return { reason: `chattr +F failed: ${flagged.stderr.trim()}` };
+  }
+  return { dir: path.join(dir, 'p'), unmount: () => { spawnSync('umount', [dir]); removeDir(dir); } };
+}
+
+const folding = caseFoldingDir();
+const onFoldingDir = folding.dir ? test : (name, fn) => {
+  console.warn(`skipped "${name}": ${folding.reason}`);
+  test.skip(`${name} (skipped: ${folding.reason})`, fn);
+};
+afterAll(() => folding.unmount && folding.unmount());
+
+onFoldingDir('on a case-folding directory, another spelling of a trusted name is the same file, and refused', async () => {
+  fs.mkdirSync(path.join(folding.dir, '.git', 'hooks'), { recursive: true });
+  fs.writeFileSync(path.join(folding.dir, '.git', 'config'), '[core]\n');
+  const sb = ms.createMountSandbox({ root: folding.dir });
+  await expectTrusted(sb.write('/.GIT/CONFIG', '[core]\n\tfsmonitor = "touch pwned"\n'));
+  await expectTrusted(sb.write('/.Git/Hooks/pre-commit', '#!/bin/sh\n'));
+  await expectTrusted(sb.write('/.VSCode/tasks.json', '{}'));
+  expect(fs.readFileSync(path.join(folding.dir, '.git', 'config'), 'utf8')).toBe('[core]\n');
+  expect(fs.readdirSync(path.join(folding.dir, '.git', 'hooks'))).toEqual([]);
+});
