@@ -587,9 +587,11 @@ export interface ExecNetworkReport {
 }
 
 export type NetworkRefusalReason =
-  | 'not-allowed' | 'denied' | 'private-address' | 'own-address' | 'unresolvable' | 'unreachable'
-  | 'sni-mismatch' | 'bad-tls-hello' | 'bad-http-request' | 'unknown-address' | 'too-many-names'
-  | 'udp' | 'unsupported-command';
+  | 'not-allowed' | 'denied' | 'own-address' | 'unresolvable' | 'unreachable'
+  | 'loopback-address' | 'private-address' | 'link-local-address' | 'metadata-address'
+  | 'carrier-grade-nat-address' | 'multicast-address' | 'unspecified-address' | 'reserved-address'
+  | 'sni-mismatch' | 'bad-tls-hello' | 'bad-http-request' | 'silent-client' | 'unread-protocol'
+  | 'bad-response' | 'unknown-address' | 'too-many-names' | 'udp' | 'unsupported-command';
 
 /** golem-forge's ShellResult plus how the command ended and what confined it. */
 export interface ExecResult {

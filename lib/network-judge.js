@@ -13,7 +13,7 @@
 const { dns, http, net, os } = require('./builtins');
 const { isNetworkPolicy, matchDestination, addressRefusal, namesAddress } = require('./network-policy');
 const dnsCodec = require('./network-dns');
-const { looksLikeTls, readClientHello } = require('./network-sni');
+const { FirstBytes } = require('./network-first');
 const socks = require('./network-socks');
 
 const LIMITS = Object.freeze({
@@ -39,13 +39,25 @@ const LIMITS = Object.freeze({
 const REFUSALS = Object.freeze({
   'not-allowed': { status: 403, text: 'is not in the allowlist' },
   denied: { status: 403, text: 'is denied by the network policy' },
-  'private-address': { status: 403, text: 'resolves only to private or local addresses' },
+  // What the addresses a name resolves to are, when none of them may be dialled for it
+  // (network-policy.js addressRefusal), each named for what it is.
+  'loopback-address': { status: 403, text: 'resolves only to loopback addresses (127.0.0.0/8, ::1)' },
+  'private-address': { status: 403, text: 'resolves only to private network addresses (10/8, 172.16/12, 192.168/16, fc00::/7)' },
+  'link-local-address': { status: 403, text: 'resolves only to link-local addresses (169.254/16, fe80::/10)' },
+  'metadata-address': { status: 403, text: 'resolves only to a cloud instance metadata address' },
+  'carrier-grade-nat-address': { status: 403, text: 'resolves only to carrier-grade NAT addresses (100.64.0.0/10)' },
+  'multicast-address': { status: 403, text: 'resolves only to multicast addresses' },
+  'unspecified-address': { status: 403, text: 'resolves only to the unspecified address (0.0.0.0/8, ::)' },
+  'reserved-address': { status: 403, text: 'resolves only to reserved addresses, used by nothing public' },
   'own-address': { status: 403, text: "resolves only to this machine's own addresses" },
   unresolvable: { status: 502, text: 'could not be resolved' },
   unreachable: { status: 502, text: 'could not be reached' },
   'sni-mismatch': { status: null, text: 'was sent a TLS server name (SNI) naming another host' },
   'bad-tls-hello': { status: null, text: 'was sent a malformed or unfinished TLS ClientHello' },
   'bad-http-request': { status: null, text: 'was sent a malformed or unfinished HTTP request line' },
+  'silent-client': { status: null, text: 'was sent nothing the judge could check (here a client must send a TLS ClientHello or an HTTP request first)' },
+  'unread-protocol': { status: null, text: 'was sent bytes that are neither a TLS ClientHello nor an HTTP request, on a port where only those are carried' },
+  'bad-response': { status: 502, text: 'answered with a status line or headers that cannot be passed on' },
   'unknown-address': { status: null, text: 'is not an address the sandbox DNS gave out' },
   'too-many-names': { status: null, text: 'is past the sandbox DNS limit of 4096 names' },
   udp: { status: null, text: 'was asked for over UDP, which the sandbox does not carry' },
@@ -72,10 +84,24 @@ const HOP_BY_HOP = new Set([
   'expect',
 ]);
 const HOST_TEXT = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)$/;
-const METHOD_START = /^[A-Z]{1,20}(?: |$)/;
-const REQUEST_LINE = /^[A-Z]{1,20} \S+ HTTP\/(\d)\.(\d)\r?$/;
 
 function noop() {}
+
+// An event handler that cannot throw out into the caller's process: what `handler` throws is
+// answered by `onThrow` (closing the one connection it was about), and that never throws either.
+function guarded(handler, onThrow) {
+  return (...args) => {
+    try {
+      handler(...args);
+    } catch {
+      try {
+        onThrow();
+      } catch {
+        // nothing more to close
+      }
+    }
+  };
+}
 
 // IP text in one form per address: IPv4 dotted, IPv6 compressed lowercase without brackets or
 // zone, IPv4-mapped IPv6 as IPv4. Null for what is not an IP literal.
@@ -473,8 +499,9 @@ class NetworkJudge {
         target = ip;
         break;
       }
-      if (addressRefusal(ip) !== null) refusal = 'private-address';
-      else if (own.has(ip)) refusal = refusal === 'private-address' ? refusal : 'own-address';
+      const kind = addressRefusal(ip);
+      if (kind !== null) refusal = refusal === 'unresolvable' || refusal === 'own-address' ? `${kind}-address` : refusal;
+      else if (own.has(ip)) refusal = refusal === 'unresolvable' ? 'own-address' : refusal;
       else {
         target = ip;
         break;
@@ -535,31 +562,16 @@ class NetworkJudge {
 
   // ---- first bytes of a tunnel ----
 
-  // Reads what the client sends first, enough to know what it is: { kind: 'tls', sni } for a
-  // whole ClientHello, 'http' for an HTTP/1.x request line (when `http`), 'raw' for anything else
-  // or for silence past firstByteMs, 'bad-tls' / 'bad-http' for a hello or request line that is
-  // malformed or unfinished. `bytes` holds everything read, for the caller to pass on.
-  #readFirst(socket, initial, { http: httpAware }) {
+  // Reads what the client sends first, enough to know what it is (lib/network-first.js): { kind:
+  // 'tls', sni } for a whole ClientHello; 'http' for an HTTP/1.x request line (when `http`),
+  // after any empty lines; 'raw' for anything else; 'silent' when nothing came within `waitMs`;
+  // 'bad-tls' / 'bad-http' for a hello or request line that is malformed or unfinished.
+  // `bytes` holds everything read, `request` the request from its line on.
+  #readFirst(socket, initial, { http: httpAware, waitMs }) {
     return new Promise((resolve) => {
-      let bytes = initial;
+      const first = new FirstBytes({ http: httpAware, limit: LIMITS.peekBytes });
+      if (initial.length > 0) first.push(initial);
       let timer = null;
-      const classify = (final) => {
-        if (bytes.length === 0) return final ? 'raw' : null;
-        const full = final || bytes.length >= LIMITS.peekBytes;
-        if (looksLikeTls(bytes)) {
-          const hello = readClientHello(bytes);
-          if (hello === 'more') return full ? 'bad-tls' : null;
-          return hello === 'invalid' ? 'bad-tls' : { kind: 'tls', sni: hello.sni };
-        }
-        if (!httpAware) return 'raw';
-        const start = bytes.subarray(0, 21).toString('latin1');
-        if (!METHOD_START.test(start)) return 'raw';
-        const end = bytes.indexOf(0x0a);
-        if (end < 0) return full ? 'bad-http' : null;
-        const line = REQUEST_LINE.exec(bytes.subarray(0, end).toString('latin1'));
-        if (!line) return /\bHTTP\/\d/.test(bytes.subarray(0, end).toString('latin1')) ? 'bad-http' : 'raw';
-        return line[1] === '1' ? 'http' : 'bad-http';
-      };
       const finish = (result) => {
         clearTimeout(timer);
         socket.off('data', onData);
@@ -567,22 +579,26 @@ class NetworkJudge {
         socket.off('close', onEnd);
         socket.pause();
         const outcome = typeof result === 'string' ? { kind: result } : result;
-        resolve({ ...outcome, bytes });
+        resolve({ ...outcome, bytes: first.bytes, request: first.request });
       };
       const settle = (final) => {
-        const result = classify(final);
+        const result = first.classify(final);
         if (result) finish(result);
         return result;
       };
       const onData = (chunk) => {
-        bytes = Buffer.concat([bytes, chunk]);
+        const wasEmpty = first.length === 0;
+        first.push(chunk);
         if (settle(false)) return;
-        clearTimeout(timer);
-        timer = setTimeout(() => settle(true), LIMITS.finishMs);
+        // The rest of a message begun gets finishMs from its first byte, not from each piece.
+        if (wasEmpty) {
+          clearTimeout(timer);
+          timer = setTimeout(() => settle(true), LIMITS.finishMs);
+        }
       };
       const onEnd = () => settle(true);
       if (settle(socket.readableEnded || socket.destroyed)) return;
-      timer = setTimeout(() => settle(true), bytes.length === 0 ? LIMITS.firstByteMs : LIMITS.finishMs);
+      timer = setTimeout(() => settle(true), first.length === 0 ? waitMs : LIMITS.finishMs);
       socket.on('data', onData);
       socket.once('end', onEnd);
       socket.once('close', onEnd);
@@ -590,11 +606,31 @@ class NetworkJudge {
     });
   }
 
+  // Whether a connection to host:port may start with silence (a client that waits for the server
+  // to speak first, as SSH and SMTP do): only on a port an allow entry names explicitly
+  // (`git.example.org:22`), never 80 or 443. Elsewhere a client that pauses and then sends a
+  // ClientHello or a request gets it read and judged, never piped unread.
+  #mayPassUnread(host, port) {
+    if (port === 80 || port === 443) return false;
+    const verdict = matchDestination(this.#policy, host, port);
+    return verdict.allowed && verdict.entry !== null && verdict.entry.port === port;
+  }
+
+  // How long to wait for a first byte: a short while where silence may be piped (a server that
+  // speaks first), else as long as a started message gets.
+  #firstWaitMs(host, port) {
+    return this.#mayPassUnread(host, port) ? LIMITS.firstByteMs : LIMITS.finishMs;
+  }
+
   // The refusal reason for first bytes that may not go to `host`, or null.
-  #firstBytesRefusal(first, host) {
+  #firstBytesRefusal(first, host, port) {
     if (first.kind === 'bad-tls') return 'bad-tls-hello';
     if (first.kind === 'bad-http') return 'bad-http-request';
     if (first.kind === 'tls' && first.sni !== null && first.sni !== host.toLowerCase()) return 'sni-mismatch';
+    // On 80 and 443 only TLS and HTTP, which the judge reads; elsewhere a protocol it cannot read
+    // is passed on, but silence only where an entry names the port (a server that speaks first).
+    if (first.kind === 'raw' && (port === 80 || port === 443)) return 'unread-protocol';
+    if (first.kind === 'silent' && !this.#mayPassUnread(host, port)) return 'silent-client';
     return null;
   }
 
@@ -622,15 +658,15 @@ class NetworkJudge {
   // tunnel to an allowed CDN address cannot name another site in its Host header). The
   // connection already open serves the first request.
   async #tunnel(client, initial, upstream, host, port) {
-    const first = await this.#readFirst(client, initial, { http: true });
-    const refusal = this.#firstBytesRefusal(first, host);
+    const first = await this.#readFirst(client, initial, { http: true, waitMs: this.#firstWaitMs(host, port) });
+    const refusal = this.#firstBytesRefusal(first, host, port);
     if (refusal) {
       this.#refused(host, port, refusal);
       client.destroy();
       upstream.destroy();
       return;
     }
-    if (first.kind === 'http') return this.#serveHttp(client, first.bytes, { host, port, spare: upstream });
+    if (first.kind === 'http') return this.#serveHttp(client, first.request, { host, port, spare: upstream });
     this.#pipe(client, upstream, first.bytes);
   }
 
@@ -708,21 +744,48 @@ class NetworkJudge {
       setHost: false,
       createConnection: () => upstream,
     });
-    outgoing.on('error', () => {
+    outgoing.on('error', guarded(() => {
       if (res.headersSent) res.destroy();
       else this.#refuseHttp(res, host, port, 'unreachable');
-    });
-    outgoing.on('response', (incoming) => {
+    }, () => res.destroy()));
+    outgoing.on('response', guarded((incoming) => {
       incoming.on('error', () => res.destroy());
-      try {
-        res.writeHead(incoming.statusCode, incoming.statusMessage, responseHeaders(incoming.headers));
-      } catch {
-        res.writeHead(incoming.statusCode, responseHeaders(incoming.headers));
+      if (!this.#relayHead(res, incoming, host, port)) {
+        incoming.destroy();
+        upstream.destroy();
+        return;
       }
       incoming.pipe(res);
-    });
+    }, () => {
+      res.destroy();
+      upstream.destroy();
+    }));
     req.on('error', () => outgoing.destroy());
     req.pipe(outgoing);
+  }
+
+  // Passes an upstream response's status line and headers on, or answers 502 in its place when
+  // they are not a response Node can write (a status outside 100..999, a reason phrase with a
+  // control byte or too long, a header it refuses): an allowed server, or whoever sits on the
+  // path of a plain http:// destination, must not be able to throw in the caller's process.
+  // Returns whether the body may follow.
+  #relayHead(res, incoming, host, port) {
+    const status = incoming.statusCode;
+    const phrase = incoming.statusMessage;
+    const usable = typeof phrase === 'string' && phrase.length <= 512 && /^[\t\x20-\x7e\x80-\xff]*$/.test(phrase);
+    if (Number.isInteger(status) && status >= 100 && status <= 999) {
+      try {
+        if (usable) res.writeHead(status, phrase, responseHeaders(incoming.headers));
+        else res.writeHead(status, responseHeaders(incoming.headers));
+        return true;
+      } catch {
+        // answered below, as a response that could not be passed on
+      }
+    }
+    this.#refused(host, port, 'bad-response');
+    if (res.headersSent) res.destroy();
+    else this.#refuseHttp(res, host, port, 'bad-response');
+    return false;
   }
 
   // An upgrade (WebSocket): judged like a request, its head sent on with Host set by the judge,
@@ -868,19 +931,19 @@ class NetworkJudge {
       return socket.destroy();
     }
     const refusal = await this.#judge(host, port);
-    const first = await this.#readFirst(socket, EMPTY, { http: true });
+    const first = await this.#readFirst(socket, EMPTY, { http: true, waitMs: this.#firstWaitMs(host, port) });
     if (refusal) {
       this.#refused(host, port, refusal);
       if (first.kind === 'http') endSocket(socket, this.#refusalBytes(host, port, refusal));
       else socket.destroy();
       return;
     }
-    const firstRefusal = this.#firstBytesRefusal(first, host);
+    const firstRefusal = this.#firstBytesRefusal(first, host, port);
     if (firstRefusal) {
       this.#refused(host, port, firstRefusal);
       return socket.destroy();
     }
-    if (first.kind === 'http') return this.#serveHttp(socket, first.bytes, { host, port, spare: null });
+    if (first.kind === 'http') return this.#serveHttp(socket, first.request, { host, port, spare: null });
     const opened = await this.#open(host, port);
     if (opened.reason || socket.destroyed) {
       opened.socket?.destroy();

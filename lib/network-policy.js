@@ -608,7 +608,10 @@ function ipv4Refusal(b) {
   if (b0 === 100 && (b1 & 0xc0) === 64) return 'carrier-grade-nat';
   if (b0 === 127) return 'loopback';
   if (b0 === 169 && b1 === 254) return 'link-local';
-  if ((b0 === 192 && b1 === 0 && b2 === 0) || (b0 === 198 && (b1 & 0xfe) === 18)) return 'reserved';
+  // 198.18.0.0/15, the benchmarking range, is not refused: nothing public or private lives there,
+  // and DNS-intercepting proxies (Clash, Surge, sing-box) hand out their fake addresses from it,
+  // each standing for the very name that was looked up (README, "The risks, plainly").
+  if (b0 === 192 && b1 === 0 && b2 === 0) return 'reserved';
   if (b0 >= 224 && b0 < 240) return 'multicast';
   if (b0 >= 240) return 'reserved'; // 240/4, and 255.255.255.255 the broadcast address
   return null;

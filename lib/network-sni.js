@@ -18,19 +18,24 @@ function looksLikeTls(bytes) {
   return bytes.length > 0 && bytes[0] === RECORD_HANDSHAKE;
 }
 
-// Joins the fragments of the handshake records at the start of `bytes` until they hold one whole
-// handshake message. Returns { message } (type and body), 'more' when `bytes` ends first, or
-// 'invalid'.
+// The first handshake message in `joined` (the handshake records' fragments, joined): { type,
+// body }, or null when it does not hold one whole.
+function readHandshakeMessage(joined) {
+  if (joined.length < 4) return null;
+  const length = joined.readUIntBE(1, 3);
+  if (joined.length < 4 + length) return null;
+  return { type: joined[0], body: joined.subarray(4, 4 + length) };
+}
+
+// Walks the handshake records at the start of `bytes` once, until their fragments hold one
+// whole handshake message, and joins them once. Returns { type, body }, 'more' when `bytes`
+// ends first, or 'invalid'.
 function firstHandshakeMessage(bytes) {
   const fragments = [];
   let gathered = 0;
+  let needed = -1; // the message's whole length, once its 4-byte header has arrived
   let at = 0;
-  for (;;) {
-    if (gathered >= 4) {
-      const joined = Buffer.concat(fragments);
-      const length = joined.readUIntBE(1, 3);
-      if (joined.length >= 4 + length) return { type: joined[0], body: joined.subarray(4, 4 + length) };
-    }
+  while (needed < 0 || gathered < needed) {
     if (at + 5 > bytes.length) return 'more';
     if (bytes[at] !== RECORD_HANDSHAKE || bytes[at + 1] !== 3) return 'invalid';
     const length = bytes.readUInt16BE(at + 3);
@@ -39,7 +44,9 @@ function firstHandshakeMessage(bytes) {
     fragments.push(bytes.subarray(at + 5, at + 5 + length));
     gathered += length;
     at += 5 + length;
+    if (needed < 0 && gathered >= 4) needed = 4 + Buffer.concat(fragments).readUIntBE(1, 3);
   }
+  return readHandshakeMessage(Buffer.concat(fragments));
 }
 
 // A cursor over a ClientHello body that fails (returns null) on any read past its end.
@@ -128,4 +135,6 @@ function readClientHello(bytes) {
   return helloServerName(message.body);
 }
 
-module.exports = { looksLikeTls, readClientHello };
+module.exports = {
+  looksLikeTls, readClientHello, readHandshakeMessage, helloServerName, HANDSHAKE_CLIENT_HELLO, RECORD_HANDSHAKE, MAX_RECORD_BYTES,
+};

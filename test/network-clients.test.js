@@ -333,7 +333,7 @@ describe('refused destinations never reach the servers (filtered)', () => {
     expect(result.stdout).toContain('captured 403\n');
     expect(result.stdout).toMatch(/loop exit [1-9]/);
     expectRefused(result, 'rebind.test', 80, 'private-address');
-    expectRefused(result, 'loop.test', 80, 'private-address');
+    expectRefused(result, 'loop.test', 80, 'loopback-address');
     await expectServersSawNothing();
   });
 
