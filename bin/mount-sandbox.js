@@ -134,23 +134,9 @@ class Refusal extends Error {
 }
 
 // Every value printed that came from a config, a worker file, the command line or the filesystem
-// goes through shown(): control characters (C0, DEL, C1), format characters (bidi controls such as
-// U+202E, zero-width ones), line and paragraph separators and lone surrogates are written as
-// escapes (\n, \t, \x1b, \u202e), and a backslash is doubled, so that a value is printed on
-// its own line, reaches the terminal as text and reads back unambiguously: a mount source with a
-// newline cannot forge a row of check's table. The --json document is escaped by jsonText().
-const UNSAFE = /[\\\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
-const NAMED_ESCAPES = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
-
-function escapeCode(code) {
-  if (code <= 0xff) return `\\x${code.toString(16).padStart(2, '0')}`;
-  if (code <= 0xffff) return `\\u${code.toString(16).padStart(4, '0')}`;
-  return `\\u{${code.toString(16)}}`;
-}
-
-function shown(value) {
-  return String(value).replace(UNSAFE, (c) => NAMED_ESCAPES[c] ?? escapeCode(c.codePointAt(0)));
-}
+// goes through shown() (the library's displayText): a mount source with a newline cannot forge a
+// row of check's table. The --json document is escaped by jsonText().
+const shown = ms.displayText;
 
 // The options that take a value, and those that are switches; each command takes only those its
 // COMMANDS entry lists.

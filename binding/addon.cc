@@ -10,6 +10,7 @@
 #include "fs/resolver.h"
 #include "fs/sandbox.h"
 #include "git_wrap.h"
+#include "glob_wrap.h"
 #include "listeners_wrap.h"
 #include "rules.h"
 #include "sandbox_wrap.h"
@@ -57,6 +58,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("foldSuffixes", Napi::Function::New<msb_binding::FoldSuffixes>(env));
   exports.Set("matchingSuffix", Napi::Function::New<msb_binding::MatchingSuffix>(env));
   exports.Set("gitScan", Napi::Function::New<msb_binding::GitScan>(env));
+  exports.Set("compileGlob", Napi::Function::New<msb_binding::CompileGlob>(env));
   exports.Set("gitAfterRun", Napi::Function::New<msb_binding::GitAfterRun>(env));
   exports.Set("socketPair", Napi::Function::New<msb_binding::SocketPair>(env));
   exports.Set("receiveListeners", Napi::Function::New<msb_binding::ReceiveListeners>(env));

@@ -129,6 +129,8 @@ export interface NativeBinding {
    * The git scan of src/git on the threadpool (writable mount sources, real paths): what to bind
    * read-only and to pin, and a handle for gitAfterRun. A refusal settles as `{ error }`.
    */
+  /** A matcher of virtual paths for `pattern` (src/fs/glob.h), or null when it is not a pattern. */
+  compileGlob(pattern: string): ((virtualPath: string) => boolean) | null;
   gitScan(writable: string[]): Promise<
     | { protect: string[]; pin: string[]; handle: GitAfterRunHandle; error?: undefined }
     | { error: { kind: 'symlink' | 'too-large' | 'too-many' | 'malformed' | 'io'; what: string; errno?: number } }

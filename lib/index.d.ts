@@ -423,6 +423,19 @@ export declare function createMountSandboxAsync(config: MountSandboxConfig & { r
 export declare function createMountSandboxAsync(config: MountSandboxConfig & { root: null }): Promise<MountSandbox<null>>;
 export declare function createMountSandboxAsync(config: MountSandboxConfig): Promise<MountSandbox<string | null>>;
 /** A read-write sandbox over a fresh temp directory, removed when the process or worker thread that made it ends (under Jest and Vitest too). */
+/**
+ * `value` as text that stays on one line and reads back unambiguously: control, format and
+ * separator characters and lone surrogates escaped (\\n, \\x1b, \\u202e), backslashes doubled.
+ * For showing file names and config values in listings, to a person or a model.
+ */
+export declare function displayText(value: unknown): string;
+/**
+ * A glob pattern ("*", "?", "**", "[abc]", "{a,b}", as glob() takes them) compiled by the core:
+ * the function tells whether a virtual path matches, in time bounded by the pattern's size times
+ * the path's. Names starting with "." match only components that start with a literal ".".
+ * Throws SandboxError INVALID_PATTERN for a malformed pattern.
+ */
+export declare function globMatcher(pattern: string): (virtualPath: string) => boolean;
 export declare function createTestSandbox(): Promise<MountSandbox>;
 export declare function openat2Supported(): boolean;
 

@@ -4,6 +4,8 @@ const { util } = require('./builtins');
 const { addon, isSupported } = require('./native');
 const errors = require('./errors');
 const publicErrors = require('./sandbox-errors');
+const { displayText } = require('./display');
+const { globMatcher } = require('./glob');
 const { normalizeConfig, approvalRule, DEFAULT_MAX_READ_BYTES } = require('./config');
 
 const { isSharedArrayBuffer } = util.types;
@@ -489,6 +491,8 @@ module.exports = {
   DEFAULT_ATTACHMENT_POLICY,
   createMountSandboxAsync,
   createTestSandbox,
+  globMatcher,
+  displayText,
   MountSandbox,
   openat2Supported: () => addon().openat2Supported(),
   isSupported,

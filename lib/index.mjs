@@ -18,6 +18,8 @@ export const {
   DEFAULT_ATTACHMENT_POLICY,
   createMountSandboxAsync,
   createTestSandbox,
+  globMatcher,
+  displayText,
   MountSandbox,
   openat2Supported,
   isSupported,

@@ -171,9 +171,11 @@ describe('reading', () => {
     const r = await call('read_multiple_files', { paths: ['/hello.txt', '/missing.txt', '/ro/data.txt'] });
     expect(r.isError).toBeFalsy();
     const t = textOf(r);
-    expect(t).toContain('/hello.txt:\nhello\nworld\n');
-    expect(t).toMatch(/\/missing\.txt: Error - File not found: \/missing\.txt/);
-    expect(t).toContain('/ro/data.txt:\nread-only data\n');
+    const mark = /==== ([0-9a-f]{12}) <path> ====/.exec(t)[1];
+    expect(t).toContain(`==== ${mark} /hello.txt ====\nhello\nworld\n`);
+    expect(t).toContain(`==== ${mark} /missing.txt ====\nError: File not found: /missing.txt`);
+    expect(t.split('/missing.txt')).toHaveLength(3); // the header and the message name it, once each
+    expect(t).toContain(`==== ${mark} /ro/data.txt ====\nread-only data\n`);
   });
 });
 
@@ -522,7 +524,7 @@ describe('bounded replies', () => {
   test('read_multiple_files shares one cap', async () => {
     const r = textOf(await call('read_multiple_files', { paths: ['/big.txt', '/big.txt', '/hello.txt'] }));
     expect(Buffer.byteLength(r)).toBeLessThanOrEqual(DEFAULT_LIMITS.maxReadBytes + 2000);
-    expect(r).toMatch(/\/hello\.txt: not read: the reply reached its/);
+    expect(r).toMatch(/\/hello\.txt ====\nnot read: the reply reached its/);
   });
 });
 

@@ -26,11 +26,20 @@ function isDirectory(dir) {
 // above it lets a sandbox write where it lies, the worker file when it lies where this sandbox
 // lets commands write (either could have been planted by a command), and the sandbox's commands
 // cannot change what the next run trusts.
+// A directory is searched as the CLI searches it: the config there or in the nearest directory above.
+async function loadConfig(ms, where) {
+  if (!isDirectory(where)) return ms.loadTrustedProgramConfig(where);
+  const found = await ms.findProgramConfig(where);
+  if (!found) throw new Error(`--config ${where}: no ${ms.CONFIG_FILE_NAMES.join(' / ')} there or above`);
+  return found;
+}
+
 async function sandboxFromConfig(ms, args) {
-  const config = await ms.loadTrustedProgramConfig(args.config);
+  const config = await loadConfig(ms, args.config);
   let sandbox = await ms.createSandboxFromConfig(config);
   if (args.worker !== null) sandbox = ms.sandboxForWorker(sandbox, await ms.loadTrustedWorkerFile(config, args.worker));
-  if (sandbox === null) throw new UsageError('this config (or worker) gives no file access: there is nothing to serve');
+  // The command line was right; the config gives nothing to serve: a refusal (1), not a usage error.
+  if (sandbox === null) throw new Error('this config (or worker) gives no file access: there is nothing to serve');
   return sandbox;
 }
 
@@ -66,13 +75,19 @@ async function run(argv, extra = {}) {
   } catch (error) {
     fail(error.message, error instanceof UsageError ? 2 : 1);
   }
-  const { createServer, allTools, checkTool } = require('./server');
-  const { serveStdio } = require('@modelcontextprotocol/server/stdio');
+  const { createServer, allTools, checkTool, MAX_MESSAGE_BYTES } = require('./server');
+  const { serveStdio, StdioServerTransport } = require('@modelcontextprotocol/server/stdio');
+  const { BoundedLines } = require('./bounded-stdin');
   const tools = extra.tools ?? allTools(sandbox);
   // A tool without its four hints is refused here, before any client connects.
   tools.forEach(checkTool);
   const options = { roots: args.roots, tools };
+  // Messages over the bound are answered with an error by BoundedLines and never reach the
+  // transport, whose own bound (which closes it) is therefore never met.
+  const stdin = process.stdin.pipe(new BoundedLines({ maxBytes: MAX_MESSAGE_BYTES, reply: (line) => process.stdout.write(line) }));
+  const transport = new StdioServerTransport(stdin, process.stdout, { maxBufferSize: MAX_MESSAGE_BYTES + 1024 });
   serveStdio(() => createServer({ sandbox, options }), {
+    transport,
     onerror: (error) => process.stderr.write(`mount-sandbox-mcp: ${error.message}\n`),
   });
 }

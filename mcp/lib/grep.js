@@ -7,7 +7,7 @@
 // regular expression that backtracks without end (/(a+)+$/ on a long line) is stopped by ending
 // that thread, never by waiting on the server's own.
 const { Worker } = require('worker_threads');
-const { SandboxError } = require('./mount-sandbox');
+const { SandboxError, displayText } = require('./mount-sandbox');
 
 const DEFAULTS = {
   maxFiles: 5_000, // files read at most
@@ -203,10 +203,12 @@ function formatResult(found, { maxFileBytes = DEFAULTS.maxFileBytes, maxReplyByt
   let size = 0;
   let shown = 0;
   for (const m of found.matches) {
+    // Names and lines shown escaped (displayText): neither can forge a line of the reply.
+    const at = displayText(m.path);
     const block = [
-      ...m.before.map((text, i) => `${m.path}-${m.line - m.before.length + i}- ${text}`),
-      `${m.path}:${m.line}: ${m.text}`,
-      ...m.after.map((text, i) => `${m.path}-${m.line + 1 + i}- ${text}`),
+      ...m.before.map((text, i) => `${at}-${m.line - m.before.length + i}- ${displayText(text)}`),
+      `${at}:${m.line}: ${displayText(m.text)}`,
+      ...m.after.map((text, i) => `${at}-${m.line + 1 + i}- ${displayText(text)}`),
       ...(m.before.length > 0 || m.after.length > 0 ? ['--'] : []),
     ];
     const bytes = block.reduce((n, line) => n + Buffer.byteLength(line) + 1, 0);
@@ -218,6 +220,7 @@ function formatResult(found, { maxFileBytes = DEFAULTS.maxFileBytes, maxReplyByt
     shown += 1;
     lines.push(...block);
   }
+  found.shown = shown; // the structured reply holds the same matches
   if (found.matches.length === 0) lines.push(`No matches in ${found.filesSearched} file${found.filesSearched === 1 ? '' : 's'}.`);
   const files = (n) => `${n} file${n === 1 ? '' : 's'}`;
   const notes = [];

@@ -8,6 +8,7 @@
 const { McpServer } = require('@modelcontextprotocol/server');
 const { z } = require('zod');
 const { ok, failure } = require('./tool-result');
+const { MemoryBudget } = require('./memory-budget');
 const { narrowToRoots } = require('./roots');
 const { version } = require('../package.json');
 
@@ -18,6 +19,10 @@ const DEFAULT_LIMITS = Object.freeze({
   maxOutputBytes: 64 * 1024,
   maxMediaBytes: 5 * 1024 * 1024,
 });
+
+// The largest JSON-RPC message the server reads (a write_file of about as much text); a larger
+// one is answered with an error and the server goes on (bounded-stdin.js).
+const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
 const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];
 
@@ -117,6 +122,7 @@ function rootsView(mcp, sandbox, log) {
 
 function createServer({ sandbox, options = {} }) {
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const memory = new MemoryBudget(options.memoryBudget);
   const log = options.log ?? ((line) => process.stderr.write(`mount-sandbox-mcp: ${line}\n`));
   const mcp = new McpServer({ name: 'mount-sandbox-mcp', version }, { instructions: INSTRUCTIONS });
   const view = options.roots === 'narrow' ? rootsView(mcp, sandbox, log) : async () => sandbox;
@@ -134,7 +140,7 @@ function createServer({ sandbox, options = {} }) {
       annotations: { ...(tool.title ? { title: tool.title } : {}), ...tool.annotations },
     }, async (args, sdkCtx) => {
       try {
-        const ctx = { sandbox: await view(), signal: sdkCtx.mcpReq.signal, progress: progressFor(sdkCtx), limits };
+        const ctx = { sandbox: await view(), signal: sdkCtx.mcpReq.signal, progress: progressFor(sdkCtx), limits, memory };
         return await tool.handler(args, ctx);
       } catch (error) {
         const result = failure(error);
@@ -146,4 +152,4 @@ function createServer({ sandbox, options = {} }) {
   return mcp;
 }
 
-module.exports = { createServer, allTools, checkTool, DEFAULT_LIMITS, ok, failure };
+module.exports = { createServer, allTools, checkTool, DEFAULT_LIMITS, MAX_MESSAGE_BYTES, ok, failure };

@@ -15,15 +15,26 @@ function ok(text, structured) {
   return result;
 }
 
-function failure(error) {
-  if (error instanceof SandboxError) {
-    return {
-      isError: true,
-      content: [{ type: 'text', text: String(error.toLLMMessage()) }],
-      structuredContent: { code: String(error.code) },
-    };
+function refusal(text, code) {
+  return { isError: true, content: [{ type: 'text', text }], structuredContent: { code } };
+}
+
+// The library's own wording names its file API's operations; a model here calls tools.
+function messageFor(error) {
+  if (error.code === 'IS_DIRECTORY' && typeof error.path === 'string') {
+    return `${error.path} is a directory. Use list_directory to see its entries, or name a file inside it.`;
   }
-  return { isError: true, content: [{ type: 'text', text: UNEXPECTED }], structuredContent: { code: 'INTERNAL' } };
+  return String(error.toLLMMessage());
+}
+
+function failure(error) {
+  if (error instanceof SandboxError) return refusal(messageFor(error), String(error.code));
+  // The library refuses arguments it cannot take (a lone surrogate, a string over its bounds)
+  // with TypeError and RangeError saying what it expected: the model's to fix.
+  if (error instanceof TypeError || error instanceof RangeError) {
+    return refusal(`Invalid arguments: ${String(error.message).slice(0, 500)}`, 'INVALID_ARGUMENT');
+  }
+  return refusal(UNEXPECTED, 'INTERNAL');
 }
 
 module.exports = { ok, failure, UNEXPECTED };

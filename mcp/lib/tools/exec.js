@@ -138,7 +138,7 @@ const grepTool = {
     return {
       content: [{ type: 'text', text }],
       structuredContent: {
-        matches: found.matches.map(({ path, line, text }) => ({ path, line, text })),
+        matches: found.matches.slice(0, found.shown).map(({ path, line, text }) => ({ path, line, text })),
         filesSearched: found.filesSearched,
         truncated: found.stopped !== null,
       },

@@ -7,8 +7,10 @@
 // Handlers throw sandbox errors as they come (server.js makes them tool results); a reply cut at
 // a bound says so and how to get the rest.
 const { z } = require('zod');
-const { SandboxError, EditError, FileTooLargeError } = require('../mount-sandbox');
+const { SandboxError, EditError, FileTooLargeError, displayText } = require('../mount-sandbox');
+const { randomBytes } = require('crypto');
 const { unifiedDiff } = require('../edit-diff');
+const { applyEditsOffThread } = require('../edit-apply');
 const { excluder } = require('../glob-match');
 const { readRange, readHead, readTail } = require('../bounded-read');
 
@@ -155,38 +157,56 @@ async function readMediaFile(args, ctx) {
   if (!isDirectory && size > cap) {
     throw new FileTooLargeError(p, size, cap);
   }
-  const data = Buffer.from(await ctx.sandbox.readBinary(p, { offset: 0, length: cap + 1 }));
-  if (data.length > cap) throw new FileTooLargeError(p, data.length, cap);
-  const mimeType = mediaTypeOf(p);
-  const base64 = data.toString('base64');
-  let item;
-  if (mimeType.startsWith('image/')) item = { type: 'image', data: base64, mimeType };
-  else if (mimeType.startsWith('audio/')) item = { type: 'audio', data: base64, mimeType };
-  else item = { type: 'resource', resource: { uri: `sandbox://${encodeURI(p)}`, mimeType, blob: base64 } };
-  return { content: [item] };
+  // The bytes, their base64 and the reply's JSON of it, held until the reply is made. (The SDK
+  // serializes the reply after the handler returns; that copy is the one not counted.)
+  return (ctx.memory ?? NO_BUDGET).holding(4 * Math.min(size, cap + 1), async () => {
+    const data = Buffer.from(await ctx.sandbox.readBinary(p, { offset: 0, length: cap + 1 }));
+    if (data.length > cap) throw new FileTooLargeError(p, data.length, cap);
+    const mimeType = mediaTypeOf(p);
+    const base64 = data.toString('base64');
+    if (mimeType.startsWith('image/')) return { content: [{ type: 'image', data: base64, mimeType }] };
+    if (mimeType.startsWith('audio/')) return { content: [{ type: 'audio', data: base64, mimeType }] };
+    return { content: [{ type: 'resource', resource: { uri: `sandbox://${encodeURI(p)}`, mimeType, blob: base64 } }] };
+  });
 }
 
+// Each file's block starts with a line holding a boundary drawn at random for this reply, so no
+// file's content (which cannot know it) can forge another file's block. The whole reply is held to
+// the read cap plus the blocks' headers and notes.
 async function readMultipleFiles(args, ctx) {
   let budget = ctx.limits.maxReadBytes;
-  const parts = [];
-  for (const raw of args.paths.slice(0, ctx.limits.maxEntries)) {
+  const boundary = randomBytes(6).toString('hex');
+  const parts = [`Each file below starts with a line "==== ${boundary} <path> ====" (the same random mark throughout); ` +
+    'nothing else in this reply contains that mark.'];
+  let replyBytes = Buffer.byteLength(parts[0]);
+  const replyCap = ctx.limits.maxReadBytes + ctx.limits.maxOutputBytes;
+  const listed = args.paths.slice(0, ctx.limits.maxEntries);
+  let skipped = args.paths.length - listed.length;
+  for (const [i, raw] of listed.entries()) {
     ctx.signal?.throwIfAborted();
-    const p = virtual(raw);
-    try {
-      if (budget <= 0) {
-        parts.push(`${raw}: not read: the reply reached its ${ctx.limits.maxReadBytes}-byte cap. Read it with read_text_file.`);
-        continue;
-      }
-      const r = await readRange(ctx.sandbox, p, 0, Number.MAX_SAFE_INTEGER, budget);
-      budget -= r.bytes;
-      const note = r.truncated ? `\n[Truncated after ${r.bytes} bytes (the reply's cap). Read the rest with read_text_file offset ${r.bytes}.]` : '';
-      parts.push(`${raw}:\n${r.text}${note}\n`);
-    } catch (error) {
-      parts.push(`${raw}: Error - ${llmMessage(error)}`);
+    if (replyBytes >= replyCap) {
+      skipped += listed.length - i;
+      break;
     }
+    const p = virtual(raw);
+    let block;
+    try {
+      if (budget <= 0) block = `not read: the reply reached its ${ctx.limits.maxReadBytes}-byte cap. Read it with read_text_file.`;
+      else {
+        const r = await readRange(ctx.sandbox, p, 0, Number.MAX_SAFE_INTEGER, budget);
+        budget -= r.bytes;
+        const note = r.truncated ? `\n[Truncated after ${r.bytes} bytes (the reply's cap). Read the rest with read_text_file offset ${r.bytes}.]` : '';
+        block = `${r.text}${note}`;
+      }
+    } catch (error) {
+      block = `Error: ${llmMessage(error)}`;
+    }
+    const part = `==== ${boundary} ${displayText(p)} ====\n${block}`;
+    replyBytes += Buffer.byteLength(part) + 1;
+    parts.push(part);
   }
-  if (args.paths.length > ctx.limits.maxEntries) parts.push(`[${args.paths.length - ctx.limits.maxEntries} more paths not read: at most ${ctx.limits.maxEntries} per call.]`);
-  return text(parts.join('\n---\n'));
+  if (skipped > 0) parts.push(`[${skipped} more paths not read: the reply holds at most ${ctx.limits.maxEntries} paths and ${replyCap} bytes; read them in another call.]`);
+  return text(parts.join('\n'));
 }
 
 // ---- changing ----
@@ -219,12 +239,6 @@ class EditFileError extends EditError {
 // would then carry), and keeps a byte order mark as text so that it is written back.
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-function occurrences(haystack, needle, limit) {
-  let count = 0;
-  for (let i = haystack.indexOf(needle); i !== -1 && count < limit; i = haystack.indexOf(needle, i + 1)) count++;
-  return count;
-}
-
 // Edits of one virtual path take turns within the server (a client may send several at once); an
 // edit whose file changed between its read and its write anyway (another spelling of the path, a
 // write_file, another process) is made again on the new contents, up to EDIT_ATTEMPTS times.
@@ -242,17 +256,18 @@ function inTurn(key, work) {
   return run;
 }
 
-// The edited text, or an EditFileError naming the first edit that does not match exactly once.
-function applyEdits(p, original, edits) {
-  let current = original;
-  edits.forEach((edit, i) => {
-    if (edit.oldText === '') throw new ToolArgumentError(`edit ${i + 1} of ${edits.length} has an empty oldText; copy the exact text to replace`);
-    const n = occurrences(current, edit.oldText, 1000);
-    if (n !== 1) throw new EditFileError(n === 0 ? 'NO_MATCH' : 'AMBIGUOUS_MATCH', p, n, i, edits.length);
-    const at = current.indexOf(edit.oldText);
-    current = current.slice(0, at) + edit.newText + current.slice(at + edit.oldText.length);
-  });
-  return current;
+// The edited text (edit-apply.js, off the server's thread when it is much work), or the error
+// naming the first edit that does not match exactly once.
+async function editedText(p, original, edits, signal) {
+  const result = await applyEditsOffThread(original, edits, signal);
+  if ('text' in result) return result.text;
+  if ('empty' in result) throw new ToolArgumentError(`edit ${result.empty + 1} of ${edits.length} has an empty oldText; copy the exact text to replace`);
+  if ('over' in result) {
+    throw new ToolArgumentError(`${edits.length} edits on a file of ${original.length} characters are more work than one call may do ` +
+      '(each edit scans and rewrites the whole file); send them in several calls of fewer edits, or write the file with write_file');
+  }
+  const { index, count } = result.failed;
+  throw new EditFileError(count === 0 ? 'NO_MATCH' : 'AMBIGUOUS_MATCH', p, count, index, edits.length);
 }
 
 async function readUtf8(sandbox, p) {
@@ -265,13 +280,21 @@ async function readUtf8(sandbox, p) {
 }
 
 // One attempt: read (after taking the version), edit in memory, write only over that version.
+// What an edit holds at once, reserved before it reads: the bytes read, the text made of them,
+// the edited text and its bytes written, each up to twice the file as UTF-16, and the edits.
 async function editOnce(p, args, ctx) {
-  const { version } = await ctx.sandbox.stat(p);
-  const original = await readUtf8(ctx.sandbox, p);
-  const edited = applyEdits(p, original, args.edits);
-  if (!args.dryRun) await ctx.sandbox.write(p, edited, { ifVersion: version });
-  return { original, edited };
+  const { version, size } = await ctx.sandbox.stat(p);
+  const editBytes = args.edits.reduce((n, e) => n + 2 * (e.oldText.length + e.newText.length), 0);
+  return (ctx.memory ?? NO_BUDGET).holding(6 * size + 2 * editBytes, async () => {
+    const original = await readUtf8(ctx.sandbox, p);
+    const edited = await editedText(p, original, args.edits, ctx.signal);
+    if (!args.dryRun) await ctx.sandbox.write(p, edited, { ifVersion: version });
+    return { original, edited };
+  });
 }
+
+// Handlers called without a server (the tests' in-process calls) hold no budget.
+const NO_BUDGET = { holding: (bytes, work) => work() };
 
 async function editFile(args, ctx) {
   const p = virtual(args.path);
@@ -350,7 +373,7 @@ function tag(e) {
 async function listDirectory(args, ctx) {
   const p = virtual(args.path);
   const { entries, more } = await entriesOf(ctx.sandbox, p, ctx.limits.maxEntries);
-  const lines = entries.map((e) => `${tag(e)} ${e.name}`);
+  const lines = entries.map((e) => `${tag(e)} ${displayText(e.name)}`);
   if (more > 0) lines.push(`[Truncated: ${more} more entries not shown; list a subdirectory or use search_files.]`);
   return text(lines.length ? bounded(lines.join('\n'), ctx.limits.maxOutputBytes, 'Use search_files to find entries by name.') : '(empty directory)');
 }
@@ -359,7 +382,7 @@ async function listDirectoryWithSizes(args, ctx) {
   const p = virtual(args.path);
   const { entries, more } = await entriesOf(ctx.sandbox, p, ctx.limits.maxEntries, { sizes: true });
   const sorted = [...entries].sort(args.sortBy === 'size' ? (a, b) => b.size - a.size : (a, b) => (a.name < b.name ? -1 : 1));
-  const lines = sorted.map((e) => `${tag(e)} ${e.name.padEnd(30)} ${e.isDirectory === false ? formatSize(e.size).padStart(10) : ''}`.trimEnd());
+  const lines = sorted.map((e) => `${tag(e)} ${displayText(e.name).padEnd(30)} ${e.isDirectory === false ? formatSize(e.size).padStart(10) : ''}`.trimEnd());
   const files = entries.filter((e) => e.isDirectory === false);
   const dirs = entries.filter((e) => e.isDirectory === true);
   const total = files.reduce((sum, e) => sum + e.size, 0);
@@ -441,9 +464,18 @@ async function searchFiles(args, ctx) {
     const parts = rel.split('/');
     return !parts.some((name, i) => excluded(parts.slice(0, i + 1).join('/'), name));
   });
-  let body = kept.length ? kept.join('\n') : 'No matches found';
-  if (truncated) body += `\n[Truncated: more may match; at most ${limit} results are returned. Narrow the path or the pattern.]`;
-  return text(bounded(body, ctx.limits.maxOutputBytes, 'Narrow the path or the pattern.'), { paths: kept, truncated });
+  // The structured list holds what the text shows, within the same bound.
+  const shown = [];
+  let bytes = 0;
+  for (const full of kept) {
+    bytes += Buffer.byteLength(displayText(full)) + 1;
+    if (bytes > ctx.limits.maxOutputBytes) break;
+    shown.push(full);
+  }
+  const cut = truncated || shown.length < kept.length;
+  let body = shown.length ? shown.map(displayText).join('\n') : 'No matches found';
+  if (cut) body += `\n[Truncated: more may match; ${shown.length} results are shown. Narrow the path or the pattern.]`;
+  return text(body, { paths: shown, truncated: cut });
 }
 
 async function getFileInfo(args, ctx) {

@@ -1,0 +1,26 @@
+'use strict';
+
+// Text from a file system or a config shown to a person or a model, one value per line: control
+// characters (C0, DEL, C1), format characters (bidi controls such as U+202E, zero-width ones),
+// line and paragraph separators and lone surrogates are written as escapes (\n, \t, \x1b,
+// \u202e), and a backslash is doubled, so that the value stays on its own line, reaches a
+// terminal as text and reads back unambiguously: a file named "a\n[DIR] b" cannot forge a row of
+// a listing. The CLI and the MCP server both show names through it.
+const UNSAFE = /[\\\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
+const NAMED_ESCAPES = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+function escapeCode(code) {
+  if (code <= 0xff) return `\\x${code.toString(16).padStart(2, '0')}`;
+  if (code <= 0xffff) return `\\u${code.toString(16).padStart(4, '0')}`;
+  return `\\u{${code.toString(16)}}`;
+}
+
+/**
+ * @param {unknown} value
+ * @returns {string}
+ */
+function displayText(value) {
+  return String(value).replace(UNSAFE, (c) => NAMED_ESCAPES[c] ?? escapeCode(/** @type {number} */ (c.codePointAt(0))));
+}
+
+module.exports = { displayText };

@@ -1,0 +1,91 @@
+'use strict';
+
+// The server's stdin, one JSON-RPC message per line, with a bound of its own on a message's size:
+// the SDK's stdio transport closes (and the server exits) on a message over its buffer, so lines
+// reach it only up to `maxBytes`; a longer one is dropped as it streams in (never held whole) and
+// answered with a JSON-RPC error naming the bound, and the server goes on serving.
+const { Transform } = require('stream');
+
+// Enough of a dropped message's start and end to find its id in (clients write it first or last).
+const HEAD_BYTES = 4096;
+const INVALID_REQUEST = -32600;
+
+const ID = /"id"\s*:\s*("(?:[^"\\]|\\.){0,256}"|-?\d{1,16})/g;
+
+// The id of a request from the start or the end of its text, or null. Inside a string a quote is
+// escaped, so a bare "id" is a key; the last one of the end, or else the first of the start, is
+// the request's own (the SDK writes it last, others first).
+function idIn(head, tail) {
+  const last = [...tail.matchAll(ID)].pop() ?? [...head.matchAll(ID)][0];
+  if (last === undefined) return null;
+  try {
+    return JSON.parse(last[1]);
+  } catch {
+    return null;
+  }
+}
+
+class BoundedLines extends Transform {
+  /**
+   * @param {{ maxBytes: number, reply: (line: string) => void }} options `reply` writes a
+   *   whole line to the client (stdout)
+   */
+  constructor({ maxBytes, reply }) {
+    super();
+    this.maxBytes = maxBytes;
+    this.reply = reply;
+    this.length = 0; // bytes of the current line so far
+    this.pieces = []; // the current line, while it fits
+    this.dropping = false;
+    this.head = [];
+    this.tail = Buffer.alloc(0);
+  }
+
+  _transform(chunk, encoding, done) {
+    let at = 0;
+    while (at < chunk.length) {
+      const newline = chunk.indexOf(0x0a, at);
+      const end = newline === -1 ? chunk.length : newline + 1;
+      this.take(chunk.subarray(at, end), newline !== -1);
+      at = end;
+    }
+    done();
+  }
+
+  // A piece of the current line; `last` when it ends the line. Only whole lines that fit are
+  // passed on; a line past the bound keeps only its head, for the id.
+  take(piece, last) {
+    this.length += piece.length;
+    if (!this.dropping && this.length > this.maxBytes + 1) {
+      this.dropping = true;
+      this.head = [Buffer.concat(this.pieces).subarray(0, HEAD_BYTES)];
+      this.pieces = [];
+    }
+    if (this.dropping) {
+      const headBytes = this.head.reduce((n, b) => n + b.length, 0);
+      if (headBytes < HEAD_BYTES) this.head.push(Buffer.from(piece.subarray(0, HEAD_BYTES - headBytes)));
+      this.tail = Buffer.concat([this.tail, piece.subarray(-HEAD_BYTES)]).subarray(-HEAD_BYTES);
+    } else {
+      this.pieces.push(piece);
+    }
+    if (last) this.endLine();
+  }
+
+  endLine() {
+    if (this.dropping) {
+      const id = idIn(Buffer.concat(this.head).toString('utf8'), this.tail.toString('utf8'));
+      const message = `Message of ${this.length} bytes is over this server's limit of ${this.maxBytes} bytes: ` +
+        'send less at once (write a large file in parts, or read fewer files per call)';
+      this.reply(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code: INVALID_REQUEST, message } })}\n`);
+    } else {
+      this.push(Buffer.concat(this.pieces));
+    }
+    this.length = 0;
+    this.pieces = [];
+    this.dropping = false;
+    this.head = [];
+    this.tail = Buffer.alloc(0);
+  }
+}
+
+module.exports = { BoundedLines, idIn };
