@@ -171,3 +171,39 @@ describe('smaller points', () => {
     expect(textOf(result)).toContain('Use list_directory to see its entries');
   });
 });
+
+describe('raw messages the SDK would drop', () => {
+  // Writes lines to a fresh server's stdin and collects the replies it writes, one per line.
+  async function exchange(lines, expected) {
+    const { spawn } = require('child_process');
+    const child = spawn(process.execPath, [path.join(__dirname, '..', 'mcp', 'bin', 'mount-sandbox-mcp.js'), '--root', root]);
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    for (const line of lines) child.stdin.write(`${JSON.stringify(line)}\n`);
+    const deadline = Date.now() + 10000;
+    while (out.split('\n').filter(Boolean).length < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    child.kill();
+    return out.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  }
+
+  test('a progress token of the wrong type gets an error reply with the request\'s id', async () => {
+    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+    const call = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'list_directory', arguments: { path: '/' }, _meta: { progressToken: { x: 1 } } } };
+    const replies = await exchange([init, { jsonrpc: '2.0', method: 'notifications/initialized' }, call, { jsonrpc: '2.0', id: 8, method: 'ping' }], 3);
+    const byId = Object.fromEntries(replies.map((r) => [r.id, r]));
+    expect(byId[7].error).toEqual({ code: -32602, message: 'params._meta.progressToken must be a string or a number' });
+    expect(byId[8].result).toEqual({});
+  });
+});
+
+describe('grep_files, until the core searches', () => {
+  test('one call\'s pattern time is bounded, not only each file\'s', async () => {
+    const { grepFiles } = require('../mcp/lib/grep');
+    fs.mkdirSync(path.join(root, 'slow'));
+    for (let i = 0; i < 40; i++) fs.writeFileSync(path.join(root, 'slow', `f${i}.txt`), `${'a'.repeat(24)}!\n`);
+    const found = await grepFiles(createMountSandbox({ root }), { path: '/slow', pattern: '^(a+)+$' },
+      { limits: { patternBudgetMs: 2000, callBudgetMs: 200 } });
+    expect(found.stopped).toMatch(/the pattern took 200 ms in all, this call's bound/);
+    expect(found.filesSearched).toBeLessThan(40);
+  });
+});

@@ -3,12 +3,33 @@
 // The server's stdin, one JSON-RPC message per line, with a bound of its own on a message's size:
 // the SDK's stdio transport closes (and the server exits) on a message over its buffer, so lines
 // reach it only up to `maxBytes`; a longer one is dropped as it streams in (never held whole) and
-// answered with a JSON-RPC error naming the bound, and the server goes on serving.
+// answered with a JSON-RPC error naming the bound, and the server goes on serving. A request the
+// SDK would drop unanswered (a progress token of the wrong type) is answered here too.
 const { Transform } = require('stream');
 
 // Enough of a dropped message's start and end to find its id in (clients write it first or last).
 const HEAD_BYTES = 4096;
 const INVALID_REQUEST = -32600;
+
+const INVALID_PARAMS = -32602;
+const PROGRESS_TOKEN = Buffer.from('"progressToken"');
+
+// A request whose progress token is neither a string nor a number fails the SDK's check of the
+// whole message, which it then drops unanswered: answered here instead, with what is wrong.
+function badProgressToken(line) {
+  if (!line.includes(PROGRESS_TOKEN)) return null;
+  let message;
+  try {
+    message = JSON.parse(line.toString('utf8'));
+  } catch {
+    return null; // not JSON: the transport's to report
+  }
+  const token = message?.params?._meta?.progressToken;
+  if (token === undefined || typeof token === 'string' || typeof token === 'number') return null;
+  const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;
+  const error = { code: INVALID_PARAMS, message: 'params._meta.progressToken must be a string or a number' };
+  return `${JSON.stringify({ jsonrpc: '2.0', id, error })}\n`;
+}
 
 const ID = /"id"\s*:\s*("(?:[^"\\]|\\.){0,256}"|-?\d{1,16})/g;
 
@@ -78,7 +99,10 @@ class BoundedLines extends Transform {
         'send less at once (write a large file in parts, or read fewer files per call)';
       this.reply(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code: INVALID_REQUEST, message } })}\n`);
     } else {
-      this.push(Buffer.concat(this.pieces));
+      const line = Buffer.concat(this.pieces);
+      const refusal = badProgressToken(line);
+      if (refusal === null) this.push(line);
+      else this.reply(refusal);
     }
     this.length = 0;
     this.pieces = [];
@@ -88,4 +112,4 @@ class BoundedLines extends Transform {
   }
 }
 
-module.exports = { BoundedLines, idIn };
+module.exports = { BoundedLines, idIn, badProgressToken };

@@ -16,6 +16,7 @@ const DEFAULTS = {
   maxEntries: 100_000, // directory entries the walk may read
   maxLineChars: 400, // a matching line is cut to this many characters in the reply
   patternBudgetMs: 2_000, // time the pattern may take on one file
+  callBudgetMs: 10_000, // time the pattern may take on all the files of one call
 };
 const BINARY_PROBE = 8192; // a NUL within the first bytes marks a binary file, as grep does
 // Files skipped with a count in the reply (a symlink out, no permission, a pseudo-filesystem).
@@ -132,7 +133,9 @@ async function grepFiles(sandbox, args, { signal, progress = () => {}, limits: g
   const compiled = compile(args.pattern, args);
   const maxResults = args.maxResults ?? 100;
   const listed = await filesUnder(sandbox, args.path, args.include, limits);
-  const found = { matches: [], filesSearched: 0, bytesRead: 0, skipped: { binary: 0, unreadable: 0, cut: 0 }, stopped: null };
+  const found = {
+    matches: [], filesSearched: 0, bytesRead: 0, patternMs: 0, skipped: { binary: 0, unreadable: 0, cut: 0 }, stopped: null,
+  };
   if (listed.truncated) found.stopped = `the walk stopped after ${listed.paths.length} files (bounds: ${limits.maxFiles} files, ${limits.maxEntries} directory entries); narrow path or include`;
   const matcher = new Matcher(compiled, {
     context: args.contextLines ?? 0, maxLineChars: limits.maxLineChars, maxHits: maxResults + 1, budgetMs: limits.patternBudgetMs,
@@ -146,6 +149,10 @@ async function grepFiles(sandbox, args, { signal, progress = () => {}, limits: g
         break;
       }
       if (found.stopped !== null && found.matches.length >= maxResults) break;
+      if (found.patternMs >= limits.callBudgetMs) {
+        found.stopped = `it stopped after ${done} files: the pattern took ${limits.callBudgetMs} ms in all, this call's bound; narrow path or include, or simplify the pattern`;
+        break;
+      }
       const room = limits.maxTotalBytes - found.bytesRead;
       if (room <= 0) {
         found.stopped = `it stopped after reading ${limits.maxTotalBytes} bytes in all; narrow path or include`;
@@ -187,7 +194,9 @@ async function searchFile(sandbox, file, matcher, cap, found, maxResults) {
     found.skipped.cut += 1;
     bytes = bytes.subarray(0, cap);
   }
+  const started = Date.now();
   const hits = await matcher.match(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8'));
+  found.patternMs += Date.now() - started;
   if (hits === null) {
     throw new SandboxError('INVALID_PATTERN', `the pattern took more than ${matcher.budgetMs} ms on ${file} and was stopped (it backtracks too much); simplify it or pass literal: true`, file);
   }
