@@ -7,6 +7,8 @@
 // terminal as text and reads back unambiguously: a file named "a\n[DIR] b" cannot forge a row of
 // a listing. The CLI and the MCP server both show names through it.
 const UNSAFE = /[\\\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
+// Printable ASCII but the backslash: most names, shown as they are without the scan above.
+const PLAIN = /^[\x20-\x5b\x5d-\x7e]*$/;
 const NAMED_ESCAPES = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 function escapeCode(code) {
@@ -20,7 +22,9 @@ function escapeCode(code) {
  * @returns {string}
  */
 function displayText(value) {
-  return String(value).replace(UNSAFE, (c) => NAMED_ESCAPES[c] ?? escapeCode(/** @type {number} */ (c.codePointAt(0))));
+  const text = String(value);
+  if (PLAIN.test(text)) return text;
+  return text.replace(UNSAFE, (c) => NAMED_ESCAPES[c] ?? escapeCode(/** @type {number} */ (c.codePointAt(0))));
 }
 
 module.exports = { displayText };
