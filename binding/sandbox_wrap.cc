@@ -193,6 +193,7 @@ Napi::Function SandboxWrap::Define(Napi::Env env) {
                       InstanceMethod<&SandboxWrap::Config>("config"),
                       InstanceMethod<&SandboxWrap::ExecPaths>("execPaths"),
                       InstanceMethod<&SandboxWrap::TrustedNames>("trustedNames"),
+                      InstanceMethod<&SandboxWrap::Grep>("grep"),
                       InstanceMethod<&SandboxWrap::FindTrusted>("findTrusted"),
                   });
   auto* data = new AddonData{Napi::Persistent(ctor), TurnMailbox::Create(env)};

@@ -56,6 +56,8 @@ class SandboxWrap : public Napi::ObjectWrap<SandboxWrap> {
   Napi::Value ReadAttachments(const Napi::CallbackInfo& info);
   Napi::Value Config(const Napi::CallbackInfo& info);
   Napi::Value ExecPaths(const Napi::CallbackInfo& info);
+  // grep_wrap.cc
+  Napi::Value Grep(const Napi::CallbackInfo& info);
   // trusted_wrap.cc
   Napi::Value TrustedNames(const Napi::CallbackInfo& info);
   Napi::Value FindTrusted(const Napi::CallbackInfo& info);

@@ -71,6 +71,7 @@ export declare class NativeSandbox {
   selectZones(zones: { name: string; readonly: boolean }[]): NativeSandbox;
   config(): SandboxDescription;
   execPaths(): ExecPath[];
+  grep(path: string, options: object, cancel: Int32Array): Promise<import('./index').GrepResult>;
   /** The names the host trusts next, as this sandbox keeps them (src/fs/trusted_names.h). */
   trustedNames(): TrustedNamesDescription;
   /** Per source (absolute host paths), the trusted entries under it (host paths), bounded. */

@@ -5,6 +5,7 @@ const { addon, isSupported } = require('./native');
 const errors = require('./errors');
 const publicErrors = require('./sandbox-errors');
 const { displayText } = require('./display');
+const { grep: searchGrep } = require('./search');
 const { globMatcher } = require('./glob');
 const { normalizeConfig, approvalRule, DEFAULT_MAX_READ_BYTES } = require('./config');
 
@@ -257,6 +258,11 @@ class MountSandbox {
   // Virtual paths matching a pattern such as "/src/**/*.ts", sorted, at most `limit` (1000 by
   // default), after reading at most `maxEntries` directory entries; `truncated` says more
   // matched or the walk stopped at a bound.
+  // Content search, as ripgrep searches (lib/search.js, src/search/grep.h).
+  grep(pattern, options) {
+    return searchGrep(this[NATIVE], checkPathSync, pattern, options);
+  }
+
   glob(pattern, given) {
     if (typeof pattern !== 'string' || pattern.length === 0 || pattern.length >= MAX_PATH_LENGTH) {
       return Promise.reject(new TypeError('expected a non-empty pattern string such as "/src/**/*.ts"'));

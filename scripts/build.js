@@ -18,13 +18,14 @@ const APT_PACKAGES = {
   make: 'make',
   compiler: 'g++',
   'yaml-cpp': 'libyaml-cpp-dev',
+  re2: 'libre2-dev',
 };
 
 function onPath(program) {
   return spawnSync(program, ['--version'], { stdio: 'ignore' }).status === 0;
 }
 
-// One small CMake project finds the C++20 compiler and yaml-cpp the way the real build
+// One small CMake project finds the C++20 compiler, yaml-cpp and RE2 the way the real build
 // will (same search paths, same CMAKE_PREFIX_PATH), in a few seconds.
 const PROBE = `cmake_minimum_required(VERSION 3.20)
 project(msb_probe LANGUAGES CXX)
@@ -34,6 +35,11 @@ endif()
 find_package(yaml-cpp QUIET)
 if(NOT yaml-cpp_FOUND)
   message(STATUS "MSB_MISSING yaml-cpp")
+endif()
+find_path(RE2_INCLUDE_DIR re2/re2.h)
+find_library(RE2_LIBRARY NAMES re2)
+if(NOT RE2_INCLUDE_DIR OR NOT RE2_LIBRARY)
+  message(STATUS "MSB_MISSING re2")
 endif()
 `;
 
@@ -55,7 +61,7 @@ function probeWithCmake() {
 function missingPrerequisites() {
   const missing = [];
   if (!onPath('make') && !onPath('ninja')) missing.push('make');
-  if (!onPath('cmake')) return ['cmake', ...missing, 'compiler', 'yaml-cpp'];
+  if (!onPath('cmake')) return ['cmake', ...missing, 'compiler', 'yaml-cpp', 're2'];
   return [...missing, ...probeWithCmake()];
 }
 

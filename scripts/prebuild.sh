@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Builds the prebuilt binaries shipped in the package: prebuilds/linux-<arch>/{mount_sandbox.node,
-# msb-launch} for x64 and arm64, against a Debian 11 sysroot (glibc 2.31) with yaml-cpp
+# msb-launch} for x64 and arm64, against a Debian 11 sysroot (glibc 2.31) with yaml-cpp and RE2
 # compiled from Debian's source tarball and linked statically, then checks them.
 #   npm run prebuilds            # both
 #   npm run prebuilds -- arm64   # one
 # (Not "prebuild": npm would run a script of that name before every `npm run build`.)
-# Needs root (debootstrap) on Debian with: debootstrap cmake curl g++-12 g++-12-aarch64-linux-gnu.
+# Needs root (debootstrap) on Debian with: debootstrap cmake curl g++-12 g++-12-aarch64-linux-gnu,
+# and perl, python3 and unicode-data (RE2's Unicode tables).
 # Downloads go to $MSB_PREBUILD_CACHE (default ~/.cache/mount-sandbox-prebuild), never the repo.
 set -euo pipefail
+# Steps run in command substitutions (build_deps, make_sysroot) stop at their first failure too.
+shopt -s inherit_errexit
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cache=${MSB_PREBUILD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mount-sandbox-prebuild}
@@ -22,6 +25,8 @@ unset LIBRARY_PATH CPATH C_INCLUDE_PATH CPLUS_INCLUDE_PATH
 # Debian 12's source tarball of the version the source build uses, pinned by its .dsc's sha256.
 yamlcpp_url=$mirror/pool/main/y/yaml-cpp/yaml-cpp_0.7.0+dfsg.orig.tar.xz
 yamlcpp_sha256=dc63708605404e0b963e0ca3a9619d1c8270eda2839603e6fa0384e5e51e5312
+re2_url=$mirror/pool/main/r/re2/re2_20220601+dfsg.orig.tar.xz
+re2_sha256=3bc61251da3b0b97be40a8a127818c517c62516e4eda11fc901d29496663df54
 
 die() { echo "prebuild: $*" >&2; exit 1; }
 
@@ -36,12 +41,12 @@ debian_arch_of() { case $1 in x64) echo amd64 ;; arm64) echo arm64 ;; esac; }
 
 check_tools() {
   local missing=() tool
-  for tool in debootstrap cmake curl dpkg-deb "$@"; do
+  for tool in debootstrap cmake curl dpkg-deb perl python3 "$@"; do
     command -v "$tool" >/dev/null || missing+=("$tool")
   done
   [ ${#missing[@]} -eq 0 ] && return
   die "missing ${missing[*]}. Install: apt-get update &&" \
-    "apt-get install -y debootstrap cmake curl g++-12 g++-12-aarch64-linux-gnu"
+    "apt-get install -y debootstrap cmake curl g++-12 g++-12-aarch64-linux-gnu perl python3 unicode-data"
 }
 
 fetch() { # url sha256 -> path of the verified file in the cache
@@ -80,11 +85,24 @@ make_sysroot() {
   echo "$root"
 }
 
-# yaml-cpp as a static, position-independent archive for the target, cached under a
+# Debian's RE2 tarball leaves out the Unicode tables upstream generates (they are made from the
+# Unicode data at build time, as Debian's own build makes them): made here from Debian's
+# unicode-data, with RE2's own scripts.
+generate_re2_tables() {
+  local src=$1
+  [ -f /usr/share/unicode/CaseFolding.txt ] || die "missing /usr/share/unicode (apt-get install -y unicode-data)"
+  sed -i 's|^_UNICODE_DIR = .*|_UNICODE_DIR = "/usr/share/unicode"|' "$src/re2/unicode.py"
+  (cd "$src" &&
+    perl re2/make_perl_groups.pl >re2/perl_groups.cc &&
+    python3 re2/make_unicode_casefold.py >re2/unicode_casefold.cc &&
+    python3 re2/make_unicode_groups.py >re2/unicode_groups.cc) || die "could not make RE2's Unicode tables"
+}
+
+# yaml-cpp and RE2 as static, position-independent archives for the target, cached under a
 # key that changes with the toolchain or the pinned sources.
 build_deps() {
   local key prefix work=$cache/deps-build-$1
-  key=$(echo "$yamlcpp_sha256" | cat - "$toolchain" "${toolchain%/*}/bullseye-compat.h" |
+  key=$(echo "$yamlcpp_sha256 $re2_sha256" | cat - "$toolchain" "${toolchain%/*}/bullseye-compat.h" |
     sha256sum | cut -c1-12)
   prefix=$cache/deps-$1-$key
   if [ ! -f "$prefix/.msb-complete" ]; then
@@ -97,6 +115,12 @@ build_deps() {
       -DYAML_CPP_BUILD_TESTS=OFF -DYAML_CPP_BUILD_TOOLS=OFF -DYAML_CPP_BUILD_CONTRIB=OFF >/dev/null
     cmake --build "$work/yaml-build" -j "$jobs" >/dev/null
     cmake --install "$work/yaml-build" >/dev/null
+    tar -xf "$(fetch "$re2_url" "$re2_sha256")" -C "$work"
+    generate_re2_tables "$work"/re2-*
+    cmake -S "$work"/re2-* -B "$work/re2-build" "${common[@]}" -DBUILD_SHARED_LIBS=OFF \
+      -DRE2_BUILD_TESTING=OFF >/dev/null
+    cmake --build "$work/re2-build" -j "$jobs" >/dev/null
+    cmake --install "$work/re2-build" >/dev/null
     rm -rf "$work"
     touch "$prefix/.msb-complete"
   fi
@@ -114,7 +138,8 @@ build_arch() {
   export MSB_TARGET_TRIPLE=$triple
   MSB_SYSROOT=$(make_sysroot "$(debian_arch_of "$arch")")
   export MSB_SYSROOT
-  MSB_DEPS_PREFIX=$(build_deps "$arch")
+  MSB_DEPS_PREFIX=$(build_deps "$arch") || die "could not build the static libraries for $arch"
+  [ -f "$MSB_DEPS_PREFIX/.msb-complete" ] || die "could not build the static libraries for $arch"
   export MSB_DEPS_PREFIX
   # Plain CMake with the variables cmake-js would pass (its own CMAKE_CXX_FLAGS would replace the
   # toolchain's header path): the Node-API headers, and the addon next to msb-launch in Release/.
@@ -124,7 +149,9 @@ build_arch() {
   cmake -S "$repo" -B "$build" -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DCMAKE_BUILD_TYPE=Release \
     -DMSB_PORTABLE=ON -DMSB_WERROR=ON -DCMAKE_JS_VERSION=prebuild -DCMAKE_JS_INC="$napi_headers" \
     -DCMAKE_LIBRARY_OUTPUT_DIRECTORY="$build/Release" \
-    -Dyaml-cpp_DIR="$(config_dir "$MSB_DEPS_PREFIX" yaml-cpp)" >/dev/null
+    -Dyaml-cpp_DIR="$(config_dir "$MSB_DEPS_PREFIX" yaml-cpp)" \
+    -DRE2_INCLUDE_DIR="$MSB_DEPS_PREFIX/include" \
+    -DRE2_LIBRARY="$(find "$MSB_DEPS_PREFIX" -name libre2.a | head -n 1)" >/dev/null
   cmake --build "$build" -j "$jobs" --target mount_sandbox msb_launch
   mkdir -p "$out"
   "$triple-strip" --strip-unneeded -o "$out/mount_sandbox.node" "$build/Release/mount_sandbox.node"

@@ -227,7 +227,7 @@ describe('grep_files', () => {
     const { result, text } = await grep(client, { path: '/', pattern: SECRET, include: '*.txt' });
     expect(result.isError).toBeFalsy();
     expect(text).not.toContain(SECRET);
-    expect(text).toBe('No matches in 1 file.\n(1 file not readable here (a symlink out of the sandbox, or no permission))');
+    expect(text).toMatch(/^No matches in \d+ files?\.$/); // as ripgrep, the walk follows no link
     const direct = await grep(client, { path: '/link-out.txt', pattern: SECRET });
     expect(direct.text).not.toContain(SECRET);
     const escape = await grep(client, { path: '/../outside', pattern: SECRET });
@@ -256,15 +256,14 @@ describe('grep_files', () => {
     expect(reply.text).toMatch(/\[truncated: (it stopped at 1000 matches|\d+ more matches not shown)/);
   });
 
-  test('[catastrophic pattern] a backtracking regular expression is stopped, and the server keeps answering', async () => {
-    write(path.join(layout.root, 'evil.txt'), `${'a'.repeat(60)}!\n`);
+  test('[catastrophic pattern] a pattern that backtracks elsewhere runs in linear time, and the server keeps answering', async () => {
+    write(path.join(layout.root, 'evil.txt'), `${'a'.repeat(100_000)}!\n`);
     const client = await start();
     const started = Date.now();
     const { result, text } = await grep(client, { path: '/', pattern: '^(a+)+$', include: 'evil.txt' });
-    expect(Date.now() - started).toBeLessThan(15_000);
-    expect(result.isError).toBe(true);
-    expect(result.structuredContent.code).toBe('INVALID_PATTERN');
-    expect(text).toMatch(/took more than \d+ ms on \/evil\.txt/);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(result.isError).toBeFalsy();
+    expect(text).toBe('No matches in 1 file.');
     const after = await grep(client, { path: '/src', pattern: 'hello' });
     expect(after.text).toMatch(/app\.js:1:/);
   });
@@ -288,32 +287,19 @@ describe('grep_files', () => {
     expect(missing.result).toMatchObject({ isError: true, structuredContent: { code: 'NOT_FOUND' } });
   });
 
-  // In-process: the SDK client gives up on a cancelled request at once, so whether the walk
-  // stopped is seen on the handler's own result.
-  test('[cancellation] the search stops between files once the request\'s signal aborts', async () => {
-    for (let i = 0; i < 20; i++) write(path.join(layout.root, 'c', `f${String(i).padStart(2, '0')}.txt`), 'x\n');
+  // In-process: the SDK client gives up on a cancelled request at once, so whether the search
+  // stopped is seen on the handler's own promise.
+  test('[cancellation] the search stops once the request\'s signal aborts, and rejects with its reason', async () => {
+    for (let i = 0; i < 2000; i++) write(path.join(layout.root, 'c', `f${String(i).padStart(4, '0')}.txt`), 'x\n'.repeat(100));
     const { createMountSandbox } = require('../lib');
     const { grepFiles } = require('../mcp/lib/grep');
     const sandbox = createMountSandbox({ root: layout.root });
-    const controller = new AbortController();
-    const found = await grepFiles(sandbox, { path: '/c', pattern: 'x' }, {
-      signal: controller.signal,
-      progress: (done) => {
-        if (done === 3) controller.abort();
-      },
-    });
-    expect(found.filesSearched).toBe(3);
-    expect(found.stopped).toBe('the search was cancelled');
-  });
-
-  // One per file up to a hundred files. The client drops those it handles after the reply, so
-  // the last few may be missing.
-  test('[progress] a request with a progress token gets a notification per file searched', async () => {
-    for (let i = 0; i < 50; i++) write(path.join(layout.root, 'p', `f${String(i).padStart(2, '0')}.txt`), 'x\n');
-    const client = await start();
-    const seen = [];
-    await client.callTool({ name: 'grep_files', arguments: { path: '/p', pattern: 'x' } }, { onprogress: (p) => seen.push(p) });
-    expect(seen.length).toBeGreaterThanOrEqual(20);
-    expect(seen.map((p) => [p.progress, p.total])).toEqual(seen.map((_, i) => [i + 1, 50]));
+    const before = new AbortController();
+    before.abort();
+    await expect(grepFiles(sandbox, { path: '/c', pattern: 'x' }, { signal: before.signal })).rejects.toMatchObject({ name: 'AbortError' });
+    const during = new AbortController();
+    const search = grepFiles(sandbox, { path: '/c', pattern: 'x', maxResults: 1000 }, { signal: during.signal });
+    setImmediate(() => during.abort());
+    await expect(search).rejects.toMatchObject({ name: 'AbortError' });
   });
 });

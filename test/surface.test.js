@@ -68,7 +68,9 @@ test.each([
 function runtimeDefaults() {
   const { parseOptions } = require('../lib/exec');
   const { normalizeConfig } = require('../lib/config');
+  const { grepRequest } = require('../lib/search');
   const exec = parseOptions({});
+  const grep = grepRequest('x', {});
   const saved = process.env.MOUNT_SANDBOX_RESOLVER;
   delete process.env.MOUNT_SANDBOX_RESOLVER; // `npm test` runs one pass with it set
   try {
@@ -83,6 +85,18 @@ function runtimeDefaults() {
         workspace: exec.workspace,
       },
       ExecLimits: { processes: exec.limits.processes },
+      GrepOptions: {
+        path: grep.path,
+        literal: grep.native.literal,
+        ignoreCase: grep.native.ignoreCase,
+        context: grep.native.context,
+        maxResults: grep.native.maxResults,
+        maxLineBytes: grep.native.maxLineBytes,
+        gitignore: grep.native.ignoreFiles,
+        hidden: grep.native.hidden,
+        maxBytes: grep.native.maxBytes,
+        maxCpuMs: grep.native.maxCpuMs,
+      },
       Mount: { allowPseudoFilesystem: config.mounts[0].allowPseudoFilesystem },
       MountSandboxConfig: {
         readonly: config.readonly,

@@ -114,10 +114,11 @@ const grepTool = {
   name: 'grep_files',
   title: 'Search file contents',
   description: 'Search the contents of files under a virtual directory (/ is the sandbox root) for a ' +
-    'regular expression (JavaScript syntax) or, with literal: true, a plain text; each line is matched on ' +
-    'its own. Replies with path:line: text for each match (context lines as path-line- text). Binary files ' +
-    'are skipped, files whose names start with a dot are searched only when include names the dot, and the ' +
-    'search is bounded (files walked, bytes read, matches): a [truncated: ...] note says where it stopped.',
+    'regular expression (RE2 syntax, as in ripgrep: no backreferences or lookaround) or, with literal: true, ' +
+    'a plain text; each line is matched on its own. Replies with path:line: text for each match (context ' +
+    'lines as path-line- text). As ripgrep: binary files and symlinks are skipped, .gitignore and .ignore ' +
+    'files are honoured, files whose names start with a dot are searched only when include names the dot. ' +
+    'Bounded by matches, bytes read and CPU time: a [truncated: ...] note says where it stopped.',
   inputSchema: {
     path: z.string().describe('Virtual directory to search under (or one file)'),
     pattern: z.string().min(1).describe('Regular expression, or the text itself with literal: true'),
@@ -130,10 +131,10 @@ const grepTool = {
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   writes: false,
   handler: async (args, ctx) => {
-    // The walk's bounds are lib/grep.js's own (the server's maxEntries bounds a listing's reply,
-    // not the work of a search); the reply is held to the server's output cap.
+    // The search's bounds are lib/grep.js's own (the server's maxEntries bounds a listing's
+    // reply, not the work of a search); the reply is held to the server's output cap.
     const maxReplyBytes = (ctx.limits && ctx.limits.maxOutputBytes) || DEFAULT_MAX_OUTPUT_BYTES;
-    const found = await grepFiles(ctx.sandbox, args, { signal: ctx.signal, progress: ctx.progress });
+    const found = await grepFiles(ctx.sandbox, args, { signal: ctx.signal });
     const text = formatResult(found, { maxReplyBytes }); // may add a note that it cut the reply
     return {
       content: [{ type: 'text', text }],

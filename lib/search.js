@@ -1,0 +1,117 @@
+'use strict';
+
+// sandbox.grep(): the options checked here, the search itself in the core (src/search/grep.h):
+// a walk through the sandbox, RE2 (linear time), files shared among threads, bounded by
+// results, bytes and CPU time. Cancelling with `signal` stops the walk and the threads between
+// files; the promise then rejects with the signal's reason.
+const { optionsOf } = require('./plain');
+const { SandboxError } = require('./errors');
+
+const OPTION_KEYS = ['path', 'literal', 'ignoreCase', 'include', 'exclude', 'context', 'maxResults', 'maxLineBytes',
+  'gitignore', 'hidden', 'maxBytes', 'maxCpuMs'];
+const LIMITS = Object.freeze({ maxResults: 100000, context: 20, maxLineBytes: 65536, maxBytes: 2 ** 40, maxCpuMs: 10 * 60 * 1000 });
+const DEFAULTS = Object.freeze({ maxResults: 1000, context: 0, maxLineBytes: 400, maxBytes: 2 ** 30, maxCpuMs: 30000 });
+
+function integer(options, key) {
+  const value = options[key] ?? DEFAULTS[key];
+  if (!Number.isSafeInteger(value) || value < 0 || value > LIMITS[key] || (value === 0 && key !== 'context')) {
+    throw new RangeError(`expected an integer from ${key === 'context' ? 0 : 1} to ${LIMITS[key]} for ${key}`);
+  }
+  return value;
+}
+
+function globs(value, key) {
+  if (value === undefined) return [];
+  const list = typeof value === 'string' ? [value] : value;
+  if (!Array.isArray(list) || list.some((g) => typeof g !== 'string' || g.length === 0 || g.length > 4096)) {
+    throw new TypeError(`expected a glob or a list of globs (non-empty strings) for ${key}`);
+  }
+  return list;
+}
+
+function flag(options, key) {
+  const value = options[key] ?? false;
+  if (typeof value !== 'boolean') throw new TypeError(`expected a boolean for ${key}`);
+  return value;
+}
+
+// `given` without its `signal` (an AbortSignal is no plain data), which is checked apart.
+function withoutSignal(given) {
+  if (given === null || typeof given !== 'object' || Array.isArray(given) || !Object.hasOwn(given, 'signal')) {
+    return { signal: undefined, rest: given };
+  }
+  const rest = {};
+  for (const [key, descriptor] of Object.entries(Object.getOwnPropertyDescriptors(given))) {
+    if (!('value' in descriptor)) throw new TypeError(`expected a plain value for ${key}, not a getter`);
+    if (key !== 'signal') rest[key] = descriptor.value;
+  }
+  const signal = given.signal;
+  if (signal !== undefined && (signal === null || typeof signal.aborted !== 'boolean' || typeof signal.addEventListener !== 'function')) {
+    throw new TypeError('expected an AbortSignal for signal');
+  }
+  return { signal, rest };
+}
+
+/**
+ * The native options and the path and signal, or throws TypeError / RangeError.
+ * @param {unknown} pattern
+ * @param {unknown} given
+ */
+function grepRequest(pattern, given) {
+  if (typeof pattern !== 'string' || pattern.length === 0 || !pattern.isWellFormed()) {
+    throw new TypeError('expected a non-empty pattern string (a regular expression, or text with literal: true)');
+  }
+  const { signal, rest } = withoutSignal(given);
+  const options = optionsOf(rest, OPTION_KEYS);
+  if (options instanceof Error) throw options;
+  const native = {
+    pattern,
+    literal: flag(options, 'literal'),
+    ignoreCase: flag(options, 'ignoreCase'),
+    include: globs(options.include, 'include'),
+    exclude: globs(options.exclude, 'exclude'),
+    context: integer(options, 'context'),
+    maxResults: integer(options, 'maxResults'),
+    maxLineBytes: integer(options, 'maxLineBytes'),
+    ignoreFiles: flag(options, 'gitignore'),
+    hidden: flag(options, 'hidden'),
+    maxBytes: integer(options, 'maxBytes'),
+    maxCpuMs: integer(options, 'maxCpuMs'),
+  };
+  return { path: options.path ?? '/', native, signal };
+}
+
+// The core says which was refused: the pattern (index 0) or a glob (index 1).
+function invalidPattern(error, pattern) {
+  const message = error.index === 1
+    ? 'Invalid glob in include or exclude (globs as glob() takes them: *, ?, **, [abc], {a,b})'
+    : `Invalid regular expression ${JSON.stringify(pattern)}: RE2 syntax (as ripgrep's: no backreferences or lookaround), ` +
+      'and a match cannot span lines. Pass literal: true to search for the text as it is';
+  const refusal = new SandboxError('INVALID_PATTERN', message);
+  refusal.index = error.index;
+  return refusal;
+}
+
+/**
+ * Runs the search on `handle` (the native sandbox). A cancel flag in shared memory is set when
+ * `signal` aborts; the core polls it.
+ */
+async function grep(handle, checkPath, pattern, given) {
+  const { path, native, signal } = grepRequest(pattern, given);
+  checkPath(path);
+  if (signal?.aborted) throw signal.reason;
+  const flag = new Int32Array(new SharedArrayBuffer(4));
+  const abort = () => Atomics.store(flag, 0, 1);
+  signal?.addEventListener('abort', abort, { once: true });
+  try {
+    const result = await handle.grep(path, native, flag);
+    if (signal?.aborted) throw signal.reason;
+    return result;
+  } catch (error) {
+    throw error?.code === 'INVALID_PATTERN' ? invalidPattern(error, pattern) : error;
+  } finally {
+    signal?.removeEventListener('abort', abort);
+  }
+}
+
+module.exports = { grep, grepRequest };

@@ -1,0 +1,254 @@
+#include "search/grep.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include "search/grep_walk.h"
+#include "search/ignore_rules.h"
+#include "search/line_matcher.h"
+
+namespace msb {
+namespace {
+
+std::uint64_t thread_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000ull +
+         static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+Result<std::vector<GlobMatcher>> compile_globs(const std::vector<std::string>& globs,
+                                               std::vector<bool>& by_name) {
+  std::vector<GlobMatcher> out;
+  for (const std::string& glob : globs) {
+    std::string_view text = glob;
+    while (!text.empty() && text.back() == '/') text.remove_suffix(1);
+    while (!text.empty() && text.front() == '/') text.remove_prefix(1);
+    auto matcher = GlobMatcher::compile(rooted(text));
+    if (!matcher) return at_index(Error{Errc::invalid_pattern}, 1);
+    by_name.push_back(text.find('/') == std::string_view::npos);
+    out.push_back(std::move(matcher.value()));
+  }
+  return out;
+}
+
+// A line's text without its ending, cut to `limit` bytes at a UTF-8 boundary.
+GrepLine line_at(std::string_view text, std::size_t start, std::uint64_t number,
+                 std::size_t limit) {
+  std::size_t end = text.find('\n', start);
+  if (end == std::string_view::npos) end = text.size();
+  GrepLine line;
+  line.number = number;
+  std::size_t length = end - start;
+  if (length > limit) {
+    length = limit;
+    while (length > 0 && (static_cast<unsigned char>(text[start + length]) & 0xC0) == 0x80) {
+      --length;
+    }
+    line.cut = true;
+  }
+  line.text.assign(text.substr(start, length));
+  return line;
+}
+
+// The lines of `text` that match, with their numbers and context.
+std::vector<GrepMatch> matches_in(const std::string& path, std::string_view text,
+                                  const LineMatcher& matcher, const GrepOptions& options,
+                                  std::size_t limit) {
+  std::vector<GrepMatch> out;
+  const auto starts = matcher.matching_lines(text, limit);
+  std::uint64_t number = 1;
+  std::size_t counted = 0;
+  for (std::size_t start : starts) {
+    number += static_cast<std::uint64_t>(
+        std::count(text.begin() + static_cast<std::ptrdiff_t>(counted),
+                   text.begin() + static_cast<std::ptrdiff_t>(start), '\n'));
+    counted = start;
+    GrepMatch match;
+    match.path = path;
+    match.line = line_at(text, start, number, options.max_line_bytes);
+    std::size_t at = start;
+    for (std::uint32_t i = 0; i < options.context && at > 0; ++i) {
+      const auto prev = at >= 2 ? text.rfind('\n', at - 2) : std::string_view::npos;
+      const std::size_t prev_start = prev == std::string_view::npos ? 0 : prev + 1;
+      match.before.insert(match.before.begin(),
+                          line_at(text, prev_start, number - i - 1, options.max_line_bytes));
+      at = prev_start;
+    }
+    std::size_t next = text.find('\n', start);
+    for (std::uint32_t i = 0;
+         i < options.context && next != std::string_view::npos && next + 1 < text.size(); ++i) {
+      match.after.push_back(line_at(text, next + 1, number + i + 1, options.max_line_bytes));
+      next = text.find('\n', next + 1);
+    }
+    out.push_back(std::move(match));
+  }
+  return out;
+}
+
+// The files searched by several threads, each taking the next file; what each found is kept by
+// file index, so the result is in path order whatever the threads' order.
+class Search {
+ public:
+  Search(const Sandbox& sandbox, const GrepOptions& options, const LineMatcher& matcher,
+         const std::vector<std::string>& files, const std::atomic<std::int32_t>* cancel)
+      : sandbox_(sandbox),
+        options_(options),
+        matcher_(matcher),
+        files_(files),
+        cancel_(cancel),
+        found_(files.size()) {}
+
+  GrepResult run() {
+    unsigned threads = options_.threads ? options_.threads : std::thread::hardware_concurrency();
+    threads = std::max(1u, std::min<unsigned>(threads, 16));
+    std::vector<std::thread> helpers;
+    for (unsigned i = 1; i < threads && i < files_.size(); ++i)
+      helpers.emplace_back([this] { work(); });
+    work();
+    for (auto& t : helpers) t.join();
+    GrepResult out = std::move(result_);
+    for (auto& per_file : found_) {
+      for (auto& m : per_file) {
+        if (out.matches.size() >= options_.max_results) {
+          out.stopped = GrepStop::results;
+          break;
+        }
+        out.matches.push_back(std::move(m));
+      }
+    }
+    if (out.stopped == GrepStop::none) out.stopped = stop_.load();
+    return out;
+  }
+
+ private:
+  void stop(GrepStop why) {
+    GrepStop none = GrepStop::none;
+    stop_.compare_exchange_strong(none, why);
+  }
+
+  void work() {
+    for (;;) {
+      if (cancel_ != nullptr && cancel_->load(std::memory_order_relaxed) != 0) {
+        stop(GrepStop::cancelled);
+      }
+      if (stop_.load() != GrepStop::none) return;
+      const std::size_t i = next_.fetch_add(1);
+      if (i >= files_.size()) return;
+      const std::uint64_t before = thread_cpu_ns();
+      search_file(i);
+      const std::uint64_t delta = thread_cpu_ns() - before;
+      const std::uint64_t spent = cpu_ns_.fetch_add(delta) + delta;
+      if (spent / 1'000'000 >= options_.max_cpu_ms) stop(GrepStop::cpu);
+    }
+  }
+
+  void search_file(std::size_t i) {
+    const std::uint64_t room =
+        options_.max_bytes > bytes_.load() ? options_.max_bytes - bytes_.load() : 0;
+    if (room == 0) return stop(GrepStop::bytes);
+    auto bytes = sandbox_.read(files_[i], std::min<std::uint64_t>(room, sandbox_.max_read_bytes()));
+    if (!bytes) {
+      const Errc code = bytes.error().code;
+      if (code == Errc::not_found || code == Errc::not_regular_file || code == Errc::is_directory) {
+        return;
+      }
+      if (code == Errc::too_large && bytes.error().limit == room && room < options_.max_bytes) {
+        return stop(GrepStop::bytes);
+      }
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++result_.skipped_refused;
+      return;
+    }
+    const std::string_view text(reinterpret_cast<const char*>(bytes.value().data.get()),
+                                bytes.value().size);
+    bytes_.fetch_add(text.size());
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++result_.files_searched;
+      result_.bytes_searched += text.size();
+      if (std::memchr(text.data(), 0, text.size()) != nullptr) {
+        ++result_.skipped_binary;
+        return;
+      }
+    }
+    const std::size_t limit = options_.max_results + 1;
+    found_[i] = matches_in(files_[i], text, matcher_, options_, limit);
+    if (matched_.fetch_add(found_[i].size()) + found_[i].size() > options_.max_results) {
+      // Enough for the reply; files before this one may still add theirs, in order.
+      stop(GrepStop::results);
+    }
+  }
+
+  const Sandbox& sandbox_;
+  const GrepOptions& options_;
+  const LineMatcher& matcher_;
+  const std::vector<std::string>& files_;
+  const std::atomic<std::int32_t>* cancel_;
+  std::vector<std::vector<GrepMatch>> found_;
+  std::atomic<std::size_t> next_{0};
+  std::atomic<std::size_t> matched_{0};
+  std::atomic<std::uint64_t> bytes_{0};
+  std::atomic<std::uint64_t> cpu_ns_{0};
+  std::atomic<GrepStop> stop_{GrepStop::none};
+  std::mutex mutex_;
+  GrepResult result_;
+};
+
+}  // namespace
+
+const char* grep_stop_name(GrepStop stop) noexcept {
+  switch (stop) {
+    case GrepStop::results: return "results";
+    case GrepStop::bytes: return "bytes";
+    case GrepStop::cpu: return "cpu";
+    case GrepStop::entries: return "entries";
+    case GrepStop::cancelled: return "cancelled";
+    case GrepStop::none: break;
+  }
+  return "";
+}
+
+Result<GrepResult> grep(const Sandbox& sandbox, std::string_view dir, const GrepOptions& options,
+                        const std::atomic<std::int32_t>* cancel) {
+  auto matcher = LineMatcher::compile(options.pattern, options.literal, options.ignore_case);
+  if (!matcher) return at_index(matcher.error(), 0);
+  WalkFilters filters;
+  auto include = compile_globs(options.include, filters.include_by_name);
+  if (!include) return include.error();
+  auto exclude = compile_globs(options.exclude, filters.exclude_by_name);
+  if (!exclude) return exclude.error();
+  filters.include = std::move(include.value());
+  filters.exclude = std::move(exclude.value());
+  filters.ignore_files = options.ignore_files;
+  filters.hidden = options.hidden;
+  GrepOptions bounded = options;
+  bounded.max_results = std::min(std::max<std::size_t>(options.max_results, 1), kMaxGrepResults);
+  bounded.context = std::min(options.context, kMaxGrepContext);
+  auto parsed = parse_virtual_path(dir);
+  if (!parsed) return parsed.error();
+  const std::string root = parsed.value().str();
+  auto info = sandbox.stat(root);
+  if (!info) return info.error();
+  WalkResult walked;
+  if (info.value().is_directory) {
+    auto listed = files_to_search(sandbox, root, filters, cancel);
+    if (!listed) return listed.error();
+    walked = std::move(listed.value());
+  } else {
+    walked.files.push_back(root);
+  }
+  GrepResult result = Search(sandbox, bounded, matcher.value(), walked.files, cancel).run();
+  if (walked.cancelled)
+    result.stopped = GrepStop::cancelled;
+  else if (walked.stopped_entries && result.stopped == GrepStop::none)
+    result.stopped = GrepStop::entries;
+  return result;
+}
+
+}  // namespace msb

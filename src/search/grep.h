@@ -1,0 +1,77 @@
+// Content search through a sandbox, as ripgrep searches by default: a walk of the directory by
+// the sandbox's own opens (no link followed, mounts and read-only sources as they are), hidden
+// entries and binary files passed over, .gitignore and .ignore files honoured when asked, every
+// file read through the sandbox's read (so its suffix and size rules refuse what they refuse
+// anywhere), lines matched by RE2 (linear time, no backtracking), files shared among threads.
+// Bounded by results, bytes read and CPU time, never by a count of files.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "fs/sandbox.h"
+
+namespace msb {
+
+inline constexpr std::size_t kDefaultGrepResults = 1000;
+inline constexpr std::size_t kMaxGrepResults = 100000;
+inline constexpr std::size_t kDefaultGrepLineBytes = 400;
+inline constexpr std::uint64_t kDefaultGrepBytes = 1ull << 30;
+inline constexpr std::uint64_t kDefaultGrepCpuMs = 30000;
+inline constexpr std::uint32_t kMaxGrepContext = 20;
+
+struct GrepOptions {
+  std::string pattern;
+  bool literal = false;
+  bool ignore_case = false;
+  // Globs (glob.h syntax) for files to search and entries to pass over: without a "/" matched
+  // against a name at any depth, with one against the path below the searched directory.
+  std::vector<std::string> include;
+  std::vector<std::string> exclude;
+  std::uint32_t context = 0;  // lines before and after each match, at most kMaxGrepContext
+  std::size_t max_results = kDefaultGrepResults;
+  std::size_t max_line_bytes = kDefaultGrepLineBytes;
+  bool ignore_files = false;  // honour .gitignore (inside a git repository) and .ignore
+  bool hidden = false;        // search entries whose names start with "."
+  std::uint64_t max_bytes = kDefaultGrepBytes;
+  std::uint64_t max_cpu_ms = kDefaultGrepCpuMs;
+  unsigned threads = 0;  // 0: the machine's cores
+};
+
+struct GrepLine {
+  std::uint64_t number = 0;
+  std::string text;  // without its line ending, cut to max_line_bytes at a UTF-8 boundary
+  bool cut = false;
+};
+
+struct GrepMatch {
+  std::string path;  // virtual
+  GrepLine line;
+  std::vector<GrepLine> before;
+  std::vector<GrepLine> after;
+};
+
+// Why a search stopped before it had searched everything: a closed set.
+enum class GrepStop : std::uint8_t { none, results, bytes, cpu, entries, cancelled };
+const char* grep_stop_name(GrepStop stop) noexcept;  // "", "results", "bytes", ...
+
+struct GrepResult {
+  std::vector<GrepMatch> matches;  // by path, then line
+  std::uint64_t files_searched = 0;
+  std::uint64_t bytes_searched = 0;
+  std::uint64_t skipped_binary = 0;
+  std::uint64_t skipped_refused = 0;  // read refused by the sandbox (suffix, size, a link out)
+  GrepStop stopped = GrepStop::none;
+};
+
+// Searches `dir` (a virtual directory, or one file) for `options.pattern`. invalid_pattern for a
+// pattern RE2 refuses (Error::index 0) or an include or exclude glob the glob compiler refuses
+// (index 1); the sandbox's error for a `dir` it refuses.
+// `cancel`, when given, is polled between files and between directories.
+Result<GrepResult> grep(const Sandbox& sandbox, std::string_view dir, const GrepOptions& options,
+                        const std::atomic<std::int32_t>* cancel = nullptr);
+
+}  // namespace msb

@@ -1,0 +1,171 @@
+#include "search/grep_walk.h"
+
+#include <algorithm>
+#include <memory>
+#include <utility>
+
+#include "search/ignore_rules.h"
+
+namespace msb {
+namespace {
+
+constexpr std::uint64_t kMaxIgnoreFileBytes = 1 << 20;
+
+// The ignore files of one directory, highest precedence last (.ignore over .gitignore).
+struct IgnoreLayer {
+  std::string base;  // the directory, virtual; "" for "/"
+  IgnoreRules rules;
+};
+
+std::string child_of(const std::string& dir, const std::string& name) {
+  return (dir == "/" ? "" : dir) + "/" + name;
+}
+
+bool cancelled(const std::atomic<std::int32_t>* cancel) {
+  return cancel != nullptr && cancel->load(std::memory_order_relaxed) != 0;
+}
+
+class Walk {
+ public:
+  Walk(const Sandbox& sandbox, const WalkFilters& filters, std::string root,
+       const std::atomic<std::int32_t>* cancel)
+      : sandbox_(sandbox), filters_(filters), root_(std::move(root)), cancel_(cancel) {}
+
+  Result<WalkResult> run() {
+    if (filters_.ignore_files) load_ancestors();
+    in_repo_ = repo_above_;
+    if (auto st = visit(root_, in_repo_); !st) return st.error();
+    std::sort(out_.files.begin(), out_.files.end());
+    return std::move(out_);
+  }
+
+ private:
+  // The ignore files of the directories above the root, from the repository's top (the nearest
+  // one holding .git) down: they decide for what lies below them as well.
+  void load_ancestors() {
+    std::vector<std::string> above;
+    for (std::string at = root_; at != "/";) {
+      const auto slash = at.rfind('/');
+      at = slash == 0 ? "/" : at.substr(0, slash);
+      above.push_back(at);
+    }
+    std::size_t top = above.size();
+    for (std::size_t i = 0; i < above.size(); ++i) {
+      auto git = sandbox_.exists(child_of(above[i], ".git"));
+      if (git && git.value()) {
+        top = i + 1;
+        repo_above_ = true;
+        break;
+      }
+    }
+    for (std::size_t i = std::min(top, above.size()); i-- > 0;) push_layers(above[i], repo_above_);
+  }
+
+  void push_layers(const std::string& dir, bool in_repo) {
+    for (const char* name : {".gitignore", ".ignore"}) {
+      if (std::string_view(name) == ".gitignore" && !in_repo) continue;
+      auto text = sandbox_.read(child_of(dir, name), kMaxIgnoreFileBytes);
+      if (!text) continue;
+      IgnoreRules rules = IgnoreRules::parse(std::string_view(
+          reinterpret_cast<const char*>(text.value().data.get()), text.value().size));
+      if (!rules.empty()) layers_.push_back({dir == "/" ? "" : dir, std::move(rules)});
+    }
+  }
+
+  bool ignored(const std::string& path, const std::string& name, bool is_dir) const {
+    for (auto it = layers_.rbegin(); it != layers_.rend(); ++it) {
+      if (path.size() <= it->base.size() + 1) continue;
+      const std::string_view rel = std::string_view(path).substr(it->base.size() + 1);
+      if (auto verdict = it->rules.verdict(rel, name, is_dir)) return *verdict;
+    }
+    return false;
+  }
+
+  static bool any_match(const std::vector<GlobMatcher>& globs, const std::vector<bool>& by_name,
+                        std::string_view rel, std::string_view name) {
+    for (std::size_t i = 0; i < globs.size(); ++i) {
+      const std::string path = rooted(by_name[i] ? name : rel);
+      if (globs[i].matches(path)) return true;
+    }
+    return false;
+  }
+
+  bool passed_over(const std::string& path, const std::string& name, bool is_dir) const {
+    if (!filters_.hidden && !name.empty() && name.front() == '.') return true;
+    const std::string_view rel = std::string_view(path).substr(root_ == "/" ? 1 : root_.size() + 1);
+    if (any_match(filters_.exclude, filters_.exclude_by_name, rel, name)) return true;
+    if (filters_.ignore_files && ignored(path, name, is_dir)) return true;
+    if (is_dir || filters_.include.empty()) return false;
+    return !any_match(filters_.include, filters_.include_by_name, rel, name);
+  }
+
+  Status visit(const std::string& dir, bool in_repo) {
+    if (cancelled(cancel_)) {
+      out_.cancelled = true;
+      return ok_status();
+    }
+    auto listed = sandbox_.list_entries(dir);
+    if (!listed) {
+      // The root's refusal is the caller's answer; a directory below that cannot be listed (a
+      // link out, no permission) holds nothing this search may read.
+      if (dir == root_) return listed.error();
+      return ok_status();
+    }
+    auto entries = std::move(listed.value());
+    entries_ += entries.size();
+    if (entries_ > kMaxGrepEntries) {
+      out_.stopped_entries = true;
+      return ok_status();
+    }
+    const std::size_t depth_layers = layers_.size();
+    if (filters_.ignore_files) {
+      const bool repo_here = std::any_of(entries.begin(), entries.end(),
+                                         [](const DirEntry& e) { return e.name == ".git"; });
+      in_repo = in_repo || repo_here;
+      push_layers(dir, in_repo);
+    }
+    std::sort(entries.begin(), entries.end(),
+              [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
+    for (const DirEntry& e : entries) {
+      if (e.name == ".git" || out_.stopped_entries || out_.cancelled) continue;
+      const std::string path = child_of(dir, e.name);
+      sys::EntryType type = e.type;
+      if (type == sys::EntryType::unknown) {
+        auto info = sandbox_.stat(path);
+        if (!info) continue;
+        type = info.value().is_directory ? sys::EntryType::directory
+               : info.value().is_file    ? sys::EntryType::file
+                                         : sys::EntryType::other;
+      }
+      if (type == sys::EntryType::directory) {
+        if (!passed_over(path, e.name, true)) {
+          if (auto st = visit(path, in_repo); !st) return st;
+        }
+      } else if (type == sys::EntryType::file && !passed_over(path, e.name, false)) {
+        out_.files.push_back(path);
+      }
+    }
+    layers_.resize(depth_layers);
+    return ok_status();
+  }
+
+  const Sandbox& sandbox_;
+  const WalkFilters& filters_;
+  std::string root_;
+  const std::atomic<std::int32_t>* cancel_;
+  std::vector<IgnoreLayer> layers_;
+  bool repo_above_ = false;
+  bool in_repo_ = false;
+  std::size_t entries_ = 0;
+  WalkResult out_;
+};
+
+}  // namespace
+
+Result<WalkResult> files_to_search(const Sandbox& sandbox, const std::string& dir,
+                                   const WalkFilters& filters,
+                                   const std::atomic<std::int32_t>* cancel) {
+  return Walk(sandbox, filters, dir, cancel).run();
+}
+
+}  // namespace msb

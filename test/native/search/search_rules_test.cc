@@ -1,0 +1,57 @@
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "search/ignore_rules.h"
+#include "search/line_matcher.h"
+
+namespace {
+
+using msb::IgnoreRules;
+using msb::LineMatcher;
+
+TEST(IgnoreRulesTest, NamesAtAnyDepthPathsFromTheFileDirectoriesOnlyAndNegation) {
+  const IgnoreRules rules =
+      IgnoreRules::parse("# comment\n*.log\n!keep.log\nbuild/\n/top.txt\ndocs/*.md\n\n");
+  EXPECT_EQ(rules.verdict("a/b/x.log", "x.log", false), true);
+  EXPECT_EQ(rules.verdict("a/keep.log", "keep.log", false), false);
+  EXPECT_EQ(rules.verdict("build", "build", true), true);
+  EXPECT_EQ(rules.verdict("build", "build", false), std::nullopt);  // a file named build
+  EXPECT_EQ(rules.verdict("top.txt", "top.txt", false), true);
+  EXPECT_EQ(rules.verdict("sub/top.txt", "top.txt", false), std::nullopt);
+  EXPECT_EQ(rules.verdict("docs/a.md", "a.md", false), true);
+  EXPECT_EQ(rules.verdict("docs/sub/a.md", "a.md", false), std::nullopt);
+}
+
+TEST(IgnoreRulesTest, EscapesTrailingSpacesAndCrlf) {
+  const IgnoreRules rules = IgnoreRules::parse("\\#hash\r\nspaced   \n\\!bang\n");
+  EXPECT_EQ(rules.verdict("#hash", "#hash", false), true);
+  EXPECT_EQ(rules.verdict("spaced", "spaced", false), true);
+  EXPECT_EQ(rules.verdict("!bang", "!bang", false), true);
+}
+
+std::vector<std::size_t> lines(std::string_view pattern, std::string_view text,
+                               bool literal = false) {
+  auto m = LineMatcher::compile(pattern, literal, false);
+  EXPECT_TRUE(m.ok()) << pattern;
+  return m.ok() ? m.value().matching_lines(text, 100) : std::vector<std::size_t>{};
+}
+
+TEST(LineMatcherTest, LineStartsOfMatchesAnchorsPerLineNoMatchAcrossLines) {
+  EXPECT_EQ(lines("b", "a\nb\nab\n"), (std::vector<std::size_t>{2, 4}));
+  EXPECT_EQ(lines("^a$", "a\nab\na"), (std::vector<std::size_t>{0, 5}));
+  EXPECT_EQ(lines("a.b", "a\nb\n"), std::vector<std::size_t>{});
+  EXPECT_EQ(lines("x", "x\n"), std::vector<std::size_t>{0});
+  EXPECT_EQ(lines("^", "one\ntwo\n"),
+            (std::vector<std::size_t>{0, 4}));  // no line after the last \n
+  EXPECT_EQ(lines("(a", "(a\n", true), std::vector<std::size_t>{0});
+}
+
+TEST(LineMatcherTest, PatternsRe2RefusesAreInvalid) {
+  EXPECT_FALSE(LineMatcher::compile("(", false, false).ok());
+  EXPECT_FALSE(LineMatcher::compile("(?=x)", false, false).ok());
+  EXPECT_FALSE(LineMatcher::compile("", true, false).ok());
+}
+
+}  // namespace
