@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <mutex>
 #include <thread>
 #include <utility>
 
@@ -112,7 +111,11 @@ class Search {
       helpers.emplace_back([this] { work(); });
     work();
     for (auto& t : helpers) t.join();
-    GrepResult out = std::move(result_);
+    GrepResult out;
+    out.files_searched = searched_.load();
+    out.bytes_searched = bytes_.load();
+    out.skipped_binary = binary_.load();
+    out.skipped_refused = refused_.load();
     for (auto& per_file : found_) {
       for (auto& m : per_file) {
         if (out.matches.size() >= options_.max_results) {
@@ -132,20 +135,28 @@ class Search {
     stop_.compare_exchange_strong(none, why);
   }
 
+  // The thread's CPU clock is read every kCpuCheckFiles files (a system call each time, which
+  // would otherwise cost as much as a small file's search).
+  static constexpr unsigned kCpuCheckFiles = 16;
+
   void work() {
-    for (;;) {
+    std::uint64_t since = thread_cpu_ns();
+    for (unsigned n = 1;; ++n) {
       if (cancel_ != nullptr && cancel_->load(std::memory_order_relaxed) != 0) {
         stop(GrepStop::cancelled);
       }
-      if (stop_.load() != GrepStop::none) return;
+      if (stop_.load() != GrepStop::none) break;
       const std::size_t i = next_.fetch_add(1);
-      if (i >= files_.size()) return;
-      const std::uint64_t before = thread_cpu_ns();
+      if (i >= files_.size()) break;
       search_file(i);
-      const std::uint64_t delta = thread_cpu_ns() - before;
-      const std::uint64_t spent = cpu_ns_.fetch_add(delta) + delta;
-      if (spent / 1'000'000 >= options_.max_cpu_ms) stop(GrepStop::cpu);
+      if (n % kCpuCheckFiles == 0) {
+        const std::uint64_t now = thread_cpu_ns();
+        const std::uint64_t spent = cpu_ns_.fetch_add(now - since) + (now - since);
+        since = now;
+        if (spent / 1'000'000 >= options_.max_cpu_ms) stop(GrepStop::cpu);
+      }
     }
+    cpu_ns_.fetch_add(thread_cpu_ns() - since);
   }
 
   void search_file(std::size_t i) {
@@ -161,21 +172,16 @@ class Search {
       if (code == Errc::too_large && bytes.error().limit == room && room < options_.max_bytes) {
         return stop(GrepStop::bytes);
       }
-      std::lock_guard<std::mutex> lock(mutex_);
-      ++result_.skipped_refused;
+      refused_.fetch_add(1);
       return;
     }
     const std::string_view text(reinterpret_cast<const char*>(bytes.value().data.get()),
                                 bytes.value().size);
     bytes_.fetch_add(text.size());
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      ++result_.files_searched;
-      result_.bytes_searched += text.size();
-      if (std::memchr(text.data(), 0, text.size()) != nullptr) {
-        ++result_.skipped_binary;
-        return;
-      }
+    searched_.fetch_add(1);
+    if (std::memchr(text.data(), 0, text.size()) != nullptr) {
+      binary_.fetch_add(1);
+      return;
     }
     const std::size_t limit = options_.max_results + 1;
     found_[i] = matches_in(files_[i], text, matcher_, options_, limit);
@@ -195,9 +201,10 @@ class Search {
   std::atomic<std::size_t> matched_{0};
   std::atomic<std::uint64_t> bytes_{0};
   std::atomic<std::uint64_t> cpu_ns_{0};
+  std::atomic<std::uint64_t> searched_{0};
+  std::atomic<std::uint64_t> binary_{0};
+  std::atomic<std::uint64_t> refused_{0};
   std::atomic<GrepStop> stop_{GrepStop::none};
-  std::mutex mutex_;
-  GrepResult result_;
 };
 
 }  // namespace
