@@ -172,8 +172,11 @@ Status Sandbox::check_trusted(const Target& t, bool directory) const {
   place.parts = anchor.parts_below_origin();
   place.parts.insert(place.parts.end(), t.path.parts.begin() + t.at.rest_begin, t.path.parts.end());
   place.hosts.push_back(joined_host(anchor.host_path(), t.path.parts, t.at.rest_begin));
-  if (const std::string& real = anchor.origin().real_path(); !real.empty()) {
-    place.hosts.push_back(joined_host(real, place.parts, 0));
+  // The real path is the pin's, published with the anchor's settling (read before it, a pin
+  // on another thread could be writing it).
+  const Anchor& origin = anchor.origin();
+  if (origin.settled() && !origin.real_path().empty()) {
+    place.hosts.push_back(joined_host(origin.real_path(), place.parts, 0));
   }
   const TrustedKind kind = trusted_->kind_of(place, directory);
   return kind == TrustedKind::none ? ok_status() : Status(trusted_refusal(kind));
