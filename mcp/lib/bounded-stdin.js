@@ -99,7 +99,7 @@ class BoundedLines extends Transform {
         'send less at once (write a large file in parts, or read fewer files per call)';
       this.reply(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code: INVALID_REQUEST, message } })}\n`);
     } else {
-      const line = Buffer.concat(this.pieces);
+      const line = this.pieces.length === 1 ? this.pieces[0] : Buffer.concat(this.pieces);
       const refusal = badProgressToken(line);
       if (refusal === null) this.push(line);
       else this.reply(refusal);
