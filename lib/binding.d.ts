@@ -76,6 +76,7 @@ export declare class NativeSandbox {
   trustedNames(): TrustedNamesDescription;
   /** Per source (absolute host paths), the trusted entries under it (host paths), bounded. */
   findTrusted(sources: string[]): Promise<{ found: string[]; truncated: boolean }[]>;
+  findSharedLinks(sources: { host: string; skip: string[] }[]): Promise<{ found: string[]; truncated: boolean }>;
 }
 
 export interface TrustedNamesDescription {

@@ -23,7 +23,7 @@ const MAX_PROCESSES = 4_194_304;
 const OPTIONS = [
   'cwd', 'env', 'stdin', 'timeoutMs', 'maxOutputBytes', 'network', 'namespaces',
   'allowWeakerEnforcement', 'hostReadPaths', 'workspace', 'limits', 'protectGit', 'grant', 'onRequest',
-  'signal',
+  'signal', 'protectSharedLinks',
 ];
 const LIMITS = ['processes', 'memoryBytes', 'cpuSeconds'];
 const NAMESPACE_MODES = ['require', 'prefer', 'off'];
@@ -198,6 +198,8 @@ function parseOptions(given) {
     workspace,
     limits: checkLimits(options.limits),
     protectGit: options.protectGit === undefined || booleanOption(options.protectGit, 'protectGit'),
+    protectSharedLinks: options.protectSharedLinks === undefined ||
+      booleanOption(options.protectSharedLinks, 'protectSharedLinks'),
     env: checkEnv(options.env),
     stdin: options.stdin,
     signal: checkSignal(given),

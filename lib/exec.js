@@ -9,12 +9,11 @@ const { launcherPath } = require('./launcher');
 const { addon } = require('./native');
 const { ExecEnforcementError, ExecError, UnsupportedPlatformError } = require('./errors');
 const { protectedFiles, absentNames } = require('./protected');
-const {
-  realMounts, namesToWatch, removeAppeared, removalReport, virtualPathOf, trustedBefore, trustedAdded,
-} = require('./next-run');
+const { realMounts, namesToWatch, removeAppeared, removalReport, virtualPathOf, trustedBefore, trustedAdded } = require('./next-run');
 const { makeRemovable } = require('./cleanup');
 const { appArmorNamespaceFailure, refusedIdMaps } = require('./apparmor');
-const { gitProtection, afterRun } = require('./git-protect');
+const { gitProtection, afterRun, mountPointExcludes } = require('./git-protect');
+const { sharedLinksToBind } = require('./shared-links');
 const { plainData } = require('./plain');
 const { parseOptions, checkArgv, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES } = require('./exec-options');
 const { DEFAULT_PATH, workingDirectory, checkMountTargets, readable, systemPaths, launchPolicy, viewPath } = require('./exec-view');
@@ -400,11 +399,13 @@ async function runCommand(state, { sandbox, handle }, sandboxPaths, argv, opts, 
   // The client, editor and shell files the core names (src/fs/trusted_scan.h): bound read-only
   // where they exist, and what a command adds at such names removed after it (lib/next-run.js).
   state.trusted = await trustedBefore(handle, state.mounts);
+  const linked = opts.protectSharedLinks ? await sharedLinksToBind(handle, state.mounts) : []; // hard links out
   const protectedPaths = [
-    ...protectedFiles(sandbox).filter((file) => fs.existsSync(file)), ...names.bind, ...state.trusted.bind,
+    ...protectedFiles(sandbox).filter((file) => fs.existsSync(file)), ...names.bind, ...state.trusted.bind, ...linked,
   ];
   const launch = networkLaunch(opts.network);
-  const policy = launchPolicy(sandboxPaths, protectedPaths, opts, argv, cwd, state.tmp, launch);
+  const env = await mountPointExcludes(state.mounts, state.tmp, opts.env); // untracked in git status otherwise
+  const policy = launchPolicy(sandboxPaths, protectedPaths, { ...opts, env }, argv, cwd, state.tmp, launch);
   const ran = await runAllowingFallback(policy, opts, { policy: opts.network, onRequest: opts.onRequest });
   const { status } = ran;
   state.enforced = status.ok;

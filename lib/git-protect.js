@@ -13,6 +13,7 @@
 const { fs, path } = require('./builtins');
 const { ExecError } = require('./errors');
 const { addon } = require('./native');
+const { isWithin } = require('./paths');
 
 const REASONS = {
   symlink: (what) => `${what} in a writable mount is a symbolic link, which cannot be kept read-only ` +
@@ -68,4 +69,44 @@ async function afterRun({ handle, roots = [] }, enforced) {
   }
 }
 
-module.exports = { gitProtection, afterRun };
+// Where a mount lies inside another mount's source, the command's view has a directory there
+// that its repository does not track, and `git status` would list it as untracked: a file of
+// exclude patterns in the command's /tmp names each such mount point relative to its repository,
+// given to git by GIT_CONFIG_* (which the caller's own GIT_CONFIG_COUNT entries keep). It
+// replaces a repository's own core.excludesFile for the run; .gitignore and info/exclude apply.
+const EXCLUDE_FILE = '.mount-sandbox-git-exclude';
+
+async function repositoryTop(dir, top) {
+  for (let at = dir; isWithin(at, top); at = path.dirname(at)) {
+    if (await fs.promises.lstat(path.join(at, '.git')).then(() => true, () => false)) return at;
+    if (at === top) break;
+  }
+  return null;
+}
+
+/**
+ * The command's environment with the exclude file added when some mount point needs it.
+ * @param {{ target: string, real: string }[]} mounts from realMounts() (lib/next-run.js)
+ * @param {string} tmp the host directory that is the command's /tmp
+ * @param {Record<string, string>} env the caller's
+ */
+async function mountPointExcludes(mounts, tmp, env) {
+  const patterns = new Set();
+  for (const inner of mounts) {
+    const outer = mounts.filter((m) => m !== inner && isWithin(inner.target, m.target) && inner.target !== m.target)
+      .sort((a, b) => b.target.length - a.target.length)[0];
+    if (outer === undefined) continue;
+    const host = path.join(outer.real, path.posix.relative(outer.target, inner.target));
+    const top = await repositoryTop(path.dirname(host), outer.real);
+    if (top !== null) patterns.add(`/${path.relative(top, host)}/`);
+  }
+  if (patterns.size === 0) return env;
+  await fs.promises.writeFile(path.join(tmp, EXCLUDE_FILE), [...patterns].join('\n') + '\n');
+  const count = Number.parseInt(env.GIT_CONFIG_COUNT ?? '0', 10) || 0;
+  return {
+    ...env, GIT_CONFIG_COUNT: String(count + 1),
+    [`GIT_CONFIG_KEY_${count}`]: 'core.excludesFile', [`GIT_CONFIG_VALUE_${count}`]: `/tmp/${EXCLUDE_FILE}`,
+  };
+}
+
+module.exports = { gitProtection, afterRun, mountPointExcludes };

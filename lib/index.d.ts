@@ -625,6 +625,16 @@ export interface ExecOptions {
    * `git add` and `git commit` still work. `false` leaves `.git` as writable as the mount.
    */
   protectGit?: boolean;
+  /**
+   * Bind read-only, for the run, every file in a writable mount that is a hard link to a file
+   * outside the writable mounts (default true): a command cannot make such a link, but one made
+   * before the run would let it change a read-only mount's file or a host file. The walk that
+   * finds them reads every writable mount; a run is refused (ExecError of stage 'shared-links')
+   * when a mount holds more than 500,000 entries or more than 4,096 such files. `false` skips the
+   * walk and leaves those files as writable as their mount.
+   * @default true
+   */
+  protectSharedLinks?: boolean;
   /** Resource limits; each in force is reported in result.enforcement.limits. */
   limits?: ExecLimits;
 }

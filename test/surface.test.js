@@ -83,6 +83,7 @@ function runtimeDefaults() {
         namespaces: exec.namespaces,
         allowWeakerEnforcement: exec.allowWeaker,
         workspace: exec.workspace,
+        protectSharedLinks: exec.protectSharedLinks,
       },
       ExecLimits: { processes: exec.limits.processes },
       GrepOptions: {
