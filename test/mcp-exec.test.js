@@ -133,6 +133,18 @@ describe('exec', () => {
     expect(fs.readFileSync(path.join(layout.root, 'src', 'new.txt'), 'utf8')).toBe('made\n');
   });
 
+  needs('private-root')('[hard links] links placed before the run into the read-only mount and outside are not written through', async () => {
+    fs.linkSync(path.join(layout.outside, 'secret.txt'), path.join(layout.root, 'secret-link.txt'));
+    fs.linkSync(path.join(layout.ro, 'fixed.txt'), path.join(layout.root, 'src', 'fixed-link.txt'));
+    const client = await start();
+    const { result, text } = await exec(client, { command: 'echo pwned > secret-link.txt; echo pwned > src/fixed-link.txt' });
+    expect(result.structuredContent.exitCode).not.toBe(0);
+    expect(text).toMatch(/Read-only file system/);
+    await client.ping();
+    fs.rmSync(path.join(layout.root, 'secret-link.txt'));
+    fs.rmSync(path.join(layout.root, 'src', 'fixed-link.txt'));
+  });
+
   needs('private-root')('[output cap] output past the server\'s cap is cut and the reply says so', async () => {
     const client = await start();
     const { result, text } = await exec(client, { command: 'head -c 500000 /dev/zero | tr "\\000" a; head -c 500000 /dev/zero | tr "\\000" b >&2' });
