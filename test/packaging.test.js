@@ -45,7 +45,7 @@ describe('npm pack', () => {
       fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
       fs.copyFileSync(path.join(ROOT, file), path.join(dir, file));
     }
-    for (const sub of ['src', 'binding']) fs.cpSync(path.join(ROOT, sub), path.join(dir, sub), { recursive: true });
+    for (const sub of ['src', 'binding', 'docs']) fs.cpSync(path.join(ROOT, sub), path.join(dir, sub), { recursive: true });
   });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -83,5 +83,9 @@ describe('npm pack', () => {
     const files = JSON.parse(result.stdout)[0].files.map((f) => f.path);
     expect(files).toContain('src/fs/sandbox.cc');
     expect(files.filter((f) => f.startsWith('prebuilds/'))).toEqual([]);
+    // The README links into docs/, so the pages travel with it.
+    const pages = fs.readdirSync(path.join(ROOT, 'docs')).map((f) => `docs/${f}`);
+    expect(files.filter((f) => f.startsWith('docs/')).sort()).toEqual(pages.sort());
+    expect(files).toContain('README.md');
   });
 });

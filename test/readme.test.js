@@ -1,12 +1,13 @@
 'use strict';
 
-// Every code block in README.md runs as written: JavaScript as a module file in an empty
-// directory where 'mount-sandbox' resolves to this package, shell in a clone of the repository
-// (the README's own setting for its commands), YAML as a program config file. TypeScript is code
-// for golem-forge: each block is one of the files of test/golem-forge/src, which
-// test/golem-forge.test.js typechecks against golem-forge's types and runs. JSON is an MCP client's
-// configuration for mount-sandbox-mcp, which test/mcp-docs.test.js checks. A block the test
-// cannot run carries `<!-- not run by test/readme.test.js: reason -->` on the line before it.
+// Every code block in README.md and docs/*.md runs as written: JavaScript as a module file in an
+// empty directory where 'mount-sandbox' resolves to this package, shell in a clone of the
+// repository (the README's own setting for its commands), YAML as a program config file.
+// TypeScript is code for golem-forge: each block is one of the files of test/golem-forge/src,
+// which test/golem-forge.test.js typechecks against golem-forge's types and runs. JSON must parse
+// (the MCP client configurations live in mcp/README.md, which test/mcp-docs.test.js checks). A
+// block the test cannot run carries `<!-- not run by test/readme.test.js: reason -->` on the line
+// before it; blocks marked `text` (or nothing) are prose, such as directory layouts.
 //
 // A JavaScript block whose info string names a test runner after the language, ```js jest or
 // ```js vitest, is a test file for that runner: it runs under the real runner from this
@@ -23,6 +24,7 @@ const { loadProgramConfig, createSandboxFromConfig } = require('..');
 
 const ROOT = path.join(__dirname, '..');
 const NOT_RUN = /^<!-- not run by test\/readme\.test\.js: (.+) -->$/;
+const MAX_NOT_RUN_PER_FILE = 2;
 const MAX_NOT_RUN = 4;
 const PROSE = new Set(['', 'text']); // directory layouts and the like
 const JEST = require.resolve('jest/bin/jest');
@@ -31,16 +33,21 @@ const GOLEM_FORGE_SRC = path.join(__dirname, 'golem-forge', 'src');
 
 jest.setTimeout(60000);
 
-function readmeBlocks() {
-  const lines = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8').split('\n');
+// README.md and every page of docs/, as paths relative to the repository.
+const DOCS = ['README.md', ...fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+const readDoc = (file) => fs.readFileSync(path.join(ROOT, file), 'utf8');
+
+function docBlocks(file) {
+  const lines = readDoc(file).split('\n');
   const blocks = [];
   for (let i = 0; i < lines.length; i++) {
     const open = /^```(\S*)(?: +(\S+))?$/.exec(lines[i]);
     if (!open) continue;
     const end = lines.indexOf('```', i + 1);
-    if (end < 0) throw new Error(`README.md:${i + 1}: unclosed code block`);
+    if (end < 0) throw new Error(`${file}:${i + 1}: unclosed code block`);
     const marker = NOT_RUN.exec(lines[i - 1] || '');
     blocks.push({
+      file,
       lang: open[1],
       runner: open[2] || null,
       line: i + 1,
@@ -52,10 +59,11 @@ function readmeBlocks() {
   return blocks;
 }
 
-const blocks = readmeBlocks();
+const blocks = DOCS.flatMap(docBlocks);
+const where = (b) => `${b.file}:${b.line}`;
 const runnable = blocks.filter((b) => !b.notRun && !PROSE.has(b.lang));
 const named = (lang, runner = null) =>
-  runnable.filter((b) => b.lang === lang && b.runner === runner).map((b) => [`README.md:${b.line}`, b]);
+  runnable.filter((b) => b.lang === lang && b.runner === runner).map((b) => [where(b), b]);
 
 let scratch;
 beforeAll(() => {
@@ -64,15 +72,17 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
 function freshDir(block) {
-  return fs.mkdtempSync(path.join(scratch, `line${block.line}-`));
+  return fs.mkdtempSync(path.join(scratch, `${block.file.replace(/\W/g, '-')}-${block.line}-`));
 }
 
 test('every block is run, or says why not (and few say so)', () => {
   const notRun = blocks.filter((b) => b.notRun);
   expect(notRun.length).toBeLessThanOrEqual(MAX_NOT_RUN);
+  const crowded = DOCS.filter((file) => notRun.filter((b) => b.file === file).length > MAX_NOT_RUN_PER_FILE);
+  expect(crowded).toEqual([]);
   const known = (b) => (b.lang === 'js' ? [null, 'jest', 'vitest'] : ['sh', 'yaml', 'ts', 'json'].includes(b.lang) ? [null] : []).includes(b.runner);
   const unknown = runnable.filter((b) => !known(b));
-  expect(unknown.map((b) => `README.md:${b.line} (${[b.lang, b.runner].filter(Boolean).join(' ')})`)).toEqual([]);
+  expect(unknown.map((b) => `${where(b)} (${[b.lang, b.runner].filter(Boolean).join(' ')})`)).toEqual([]);
   expect(named('js').length).toBeGreaterThanOrEqual(5);
   expect(named('js', 'jest').length).toBeGreaterThanOrEqual(1);
   expect(named('js', 'vitest').length).toBeGreaterThanOrEqual(1);
@@ -197,7 +207,6 @@ test.each(named('sh'))('%s runs in the repository, each command succeeding', (_,
   }
 });
 
-// (The MCP client configurations live in mcp/README.md, test/mcp-docs.test.js; none may be here.)
 test('every JSON block parses as JSON', () => {
   for (const [name, block] of named('json')) {
     let problem = null;
@@ -217,4 +226,92 @@ test.each(named('yaml'))('%s is a valid program config whose sandbox can be made
   const config = await loadProgramConfig(path.join(project, 'golem-forge.config.yaml'));
   expect(config.sandbox).not.toBeNull();
   expect(await createSandboxFromConfig(config)).not.toBeNull();
+});
+
+// The links between the pages: every relative link in README.md and docs/*.md leads to a file or
+// directory of the repository, and every #anchor to a heading of the page it names, as GitHub
+// makes anchors (lower case, punctuation but `-` and `_` dropped, spaces as `-`, `-1`, `-2` for a
+// repeated heading). Code blocks and code spans hold no links.
+function proseOf(text) {
+  return text.replace(/^```[^\n]*\n[\s\S]*?^```$/gm, '').replace(/`[^`]*`/g, '');
+}
+
+// A heading's code spans count, without their backticks.
+function headingAnchors(file) {
+  const seen = new Map();
+  const anchors = new Set();
+  const text = fs.readFileSync(file, 'utf8').replace(/^```[^\n]*\n[\s\S]*?^```$/gm, '');
+  for (const line of text.split('\n')) {
+    const heading = /^#{1,6} +(.+?) *#*$/.exec(line);
+    if (!heading) continue;
+    const slug = heading[1]
+      .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+      .replace(/ /g, '-');
+    const n = seen.get(slug) || 0;
+    seen.set(slug, n + 1);
+    anchors.add(n === 0 ? slug : `${slug}-${n}`);
+  }
+  return anchors;
+}
+
+const links = DOCS.flatMap((file) =>
+  [...proseOf(readDoc(file)).matchAll(/\]\(([^)\s]+)\)/g)]
+    .map((m) => m[1])
+    .filter((target) => !/^[a-z][a-z0-9+.-]*:/i.test(target))
+    .map((target) => [file, target]),
+);
+
+test('the pages link to one another', () => {
+  expect(links.length).toBeGreaterThan(20);
+  expect(links.filter(([file]) => file === 'README.md').map(([, target]) => target)).toEqual(
+    expect.arrayContaining(['docs/README.md', 'docs/api.md', 'docs/security.md']),
+  );
+});
+
+test.each(links)('%s: the link %s resolves', (file, target) => {
+  const [pathPart, anchor] = target.split('#');
+  const dest = pathPart ? path.join(ROOT, path.dirname(file), decodeURI(pathPart)) : path.join(ROOT, file);
+  expect(path.relative(ROOT, dest).startsWith('..')).toBe(false);
+  expect([target, fs.existsSync(dest)]).toEqual([target, true]);
+  if (anchor !== undefined) {
+    expect(dest.endsWith('.md')).toBe(true);
+    expect([...headingAnchors(dest)]).toContain(anchor);
+  }
+});
+
+// Each page of docs/ opens with its title, a sentence or two, and a contents list naming every
+// section (## headings) of the page in order.
+test.each(DOCS.filter((f) => f !== 'README.md'))('%s opens with a contents list of its sections', (file) => {
+  const text = readDoc(file);
+  expect(text.startsWith('# ')).toBe(true);
+  const prose = text.replace(/^```[^\n]*\n[\s\S]*?^```$/gm, '');
+  const sections = [...prose.matchAll(/^## (.+)$/gm)].map((m) => m[1]).filter((h) => h !== 'Contents');
+  const contents = /^## Contents\n\n((?:[ ]*- \[.*\n)+)/m.exec(text);
+  expect(contents).not.toBeNull();
+  const listed = [...contents[1].matchAll(/^- \[(.+)\]\(#[^)]+\)$/gm)].map((m) => m[1]);
+  expect(listed).toEqual(sections);
+  expect(text.indexOf('## Contents')).toBeLessThan(text.indexOf(`## ${sections[0]}`));
+});
+
+// The README's two set-up commands: the first installs what `.ci/run` installs for the build and
+// runs the README's own `npm install && npm run build`, then the demo; the second is the test
+// command `.ci/run` runs.
+test('the set-up commands are the ones .ci/run runs', () => {
+  const setUp = blocks.find((b) => b.file === 'README.md' && b.lang === 'sh');
+  const [first, second, ...rest] = commandLines(setUp.code).map((line) => line.replace(/ +#.*$/, ''));
+  expect(rest).toEqual([]);
+  const ci = fs.readFileSync(path.join(ROOT, '.ci', 'run'), 'utf8');
+  const ciLines = ci.split('\n').map((line) => line.trim());
+  expect(ciLines).toContain(second);
+  expect(second).toBe('npm test');
+  expect(first).toMatch(/ && npm install && npm run build && npm start$/);
+  expect(ciLines.some((line) => line.startsWith('npm install'))).toBe(true);
+  expect(ciLines.some((line) => line.startsWith('npm run build'))).toBe(true);
+  expect(require('../package.json').scripts.start).toBe('node example/demo.js');
+  const packages = /apt-get install -y ([^&]+)&&/.exec(first)[1].trim().split(/\s+/);
+  const ciInstalled = new Set([...ci.replace(/\\\n\s*/g, ' ').matchAll(/apt-get install -y --no-install-recommends ([^\n]+)/g)]
+    .flatMap((m) => m[1].trim().split(/\s+/)));
+  expect(packages.filter((p) => !ciInstalled.has(p))).toEqual([]);
 });
