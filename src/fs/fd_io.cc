@@ -198,14 +198,12 @@ Result<FileId> file_id(int fd) {
   return FileId{st.value().st_dev, st.value().st_ino};
 }
 
-Result<Bytes> read_regular_file(int fd, std::uint64_t limit) {
-  auto st = sys::stat_fd(fd);
-  if (!st) return st.error();
-  if (S_ISDIR(st.value().st_mode)) return Errc::is_directory;
-  if (!S_ISREG(st.value().st_mode)) return Errc::not_regular_file;
-  const auto reported = static_cast<std::uint64_t>(st.value().st_size);
+namespace {
+
+// Reads up to `limit` bytes of a regular file whose fstat reported `reported` bytes.
+Result<Bytes> read_contents(int fd, std::uint64_t reported, std::uint64_t limit) {
   if (reported > limit) return too_large(reported, limit);
-  // One spare byte tells us at EOF whether the file grew after fstat; files that report size 0
+  // One spare byte tells us whether the file grew after fstat; files that report size 0
   // (procfs-like) grow the buffer in steps, still bounded by `limit`.
   std::size_t capacity = static_cast<std::size_t>(reported) + 1;
   if (reported == 0) capacity = 4096;
@@ -230,9 +228,26 @@ Result<Bytes> read_regular_file(int fd, std::uint64_t limit) {
     }
     if (n == 0) break;
     out.size += static_cast<std::size_t>(n);
+    // A regular file read short of the spare byte, at its reported size, was at its end: the
+    // read that would return 0 to say so is one system call per file a search need not make.
+    if (reported > 0 && out.size == reported) break;
   }
   if (out.size > limit) return too_large(out.size, limit);
   return out;
+}
+
+}  // namespace
+
+Result<Bytes> read_regular_file(int fd, std::uint64_t limit) {
+  auto st = sys::stat_fd(fd);
+  if (!st) return st.error();
+  if (S_ISDIR(st.value().st_mode)) return Errc::is_directory;
+  if (!S_ISREG(st.value().st_mode)) return Errc::not_regular_file;
+  return read_contents(fd, static_cast<std::uint64_t>(st.value().st_size), limit);
+}
+
+Result<Bytes> read_regular_file(const ReadableFile& file, std::uint64_t limit) {
+  return read_contents(file.fd.get(), file.size, limit);
 }
 
 Result<std::vector<std::string>> read_dir_names(int dir_fd) {

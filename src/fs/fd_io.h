@@ -58,6 +58,8 @@ Result<ReadableFile> open_regular_file(int path_fd);
 // Reads a regular file's whole contents from an fd opened O_RDONLY|O_NONBLOCK. Refuses anything
 // that is not a regular file, and anything larger than `limit` before allocating for it.
 Result<Bytes> read_regular_file(int fd, std::uint64_t limit);
+// The same for a file open_regular_file opened, whose type and size it already read.
+Result<Bytes> read_regular_file(const ReadableFile& file, std::uint64_t limit);
 
 // `cached_only`: do not let network filesystems revalidate attributes (AT_STATX_DONT_SYNC).
 Result<FileInfo> stat_fd(int fd, bool cached_only = false);

@@ -97,7 +97,7 @@ Result<Bytes> Sandbox::read(std::string_view text, std::uint64_t cap) const {
   }
   auto file = open_file_for_reading(t);
   if (!file) return file.error();
-  return read_regular_file(file.value().fd.get(), std::min(read_limit(t), cap));
+  return read_regular_file(file.value(), std::min(read_limit(t), cap));
 }
 
 Result<bool> Sandbox::exists(std::string_view text) const {
