@@ -15,8 +15,8 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { performance } = require('perf_hooks');
-const { normalizeConfig } = require('../lib/config');
-const { errorFromCode } = require('../lib/errors');
+const { normalizeConfig } = require('../lib/config/config');
+const { errorFromCode } = require('../lib/errors/from-codes');
 
 const args = process.argv.slice(2);
 const files = args.filter((a) => !a.startsWith('--'));

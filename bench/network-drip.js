@@ -14,8 +14,8 @@
 // add 5 bytes of header each), and no lag near a second.
 const net = require('net');
 const { fork } = require('child_process');
-const { NetworkJudge } = require('../lib/network-judge');
-const { parseNetwork } = require('../lib/network-policy');
+const { NetworkJudge } = require('../lib/network/judge');
+const { parseNetwork } = require('../lib/network/policy');
 
 function parseArgs(argv) {
   const opts = { connections: 100, json: false };

@@ -11,7 +11,7 @@ const ms = require('../lib/index.js');
 // The CLI's only private import (see there for why it is not public API).
 const {
   sandboxFor, protectionOf, rulesFor, loadTrustedProgramConfig, launcherPath, apparmor, MAX_TIMEOUT_MS, parseNetwork,
-} = require('../lib/cli-support.js');
+} = require('../lib/cli/support.js');
 const { version } = require('../package.json');
 
 const CONFIG_OPTION = '  --config dir|file   the program config file, or the directory to search upward from for\n' +

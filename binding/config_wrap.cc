@@ -40,7 +40,7 @@ Napi::Array network_entries(Napi::Env env, const std::vector<msb::NetworkEntry>&
   return out;
 }
 
-// false, true, or { allow, deny, line, column } with each entry's place (lib/program.js checks the
+// false, true, or { allow, deny, line, column } with each entry's place (lib/config/program.js checks the
 // entries and reports a bad one where it is written). Unset: not set at all.
 void set_network(Napi::Env env, Napi::Object& out, const msb::NetworkSetting& network) {
   if (network.kind == msb::NetworkKind::unset) return;

@@ -508,7 +508,7 @@ const char* access_name(msb::PathAccess access) {
 }  // namespace
 
 // [{ path, access, id: "dev:ino", target? }] (target: the virtual path a mount appears at) for the
-// exec launcher's policy (lib/exec.js).
+// exec launcher's policy (lib/exec/exec.js).
 Napi::Value SandboxWrap::ExecPaths(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto paths = core_->exec_paths();

@@ -45,8 +45,8 @@ function mutate(input) {
 // ---- the child: a judge and nothing else ----
 
 function runJudgeChild() {
-  const { NetworkJudge } = require('../lib/network-judge');
-  const { parseNetwork } = require('../lib/network-policy');
+  const { NetworkJudge } = require('../lib/network/judge');
+  const { parseNetwork } = require('../lib/network/policy');
   const [originPort] = process.argv.slice(3).map(Number);
   const judge = new NetworkJudge({
     policy: parseNetwork({ allow: ['allowed.test', `allowed.test:${originPort}`, '127.0.0.1'] }),

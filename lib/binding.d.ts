@@ -1,5 +1,5 @@
-// The raw native binding (binding/addon.cc), as lib/native.js's addon() returns it. Only the
-// facade calls it: paths and options arrive validated and normalized (lib/config.js), and errors
+// The raw native binding (binding/addon.cc), as lib/common/native.js's addon() returns it. Only the
+// facade calls it: paths and options arrive validated and normalized (lib/config/config.js), and errors
 // are built by the callback given to the NativeSandbox constructor.
 import type {
   ApprovalConfig,

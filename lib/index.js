@@ -1,24 +1,24 @@
 'use strict';
 
-const { util } = require('./builtins');
-const { addon, isSupported } = require('./native');
-const errors = require('./errors');
+const { util } = require('./common/builtins');
+const { addon, isSupported } = require('./common/native');
+const errors = require('./errors/from-codes');
 const publicErrors = require('./sandbox-errors');
-const { displayText } = require('./display');
-const { grep: searchGrep } = require('./search');
-const { globMatcher } = require('./glob');
-const { normalizeConfig, approvalRule, DEFAULT_MAX_READ_BYTES } = require('./config');
+const { displayText } = require('./common/display');
+const { grep: searchGrep } = require('./search/search');
+const { globMatcher } = require('./fs/glob');
+const { normalizeConfig, approvalRule, DEFAULT_MAX_READ_BYTES } = require('./config/config');
 
 const { isSharedArrayBuffer } = util.types;
 const { errorFromCode, asDeleteRefusal, invalidPath, writablePathsOf, readablePathsOf } = errors;
-const { readAttachments, DEFAULT_ATTACHMENT_POLICY } = require('./attachments');
-const program = require('./program');
-const { exec } = require('./exec');
-const { addProtectedFiles, carryProtection } = require('./protected');
-const { declareNetwork, carryNetwork, networkOf } = require('./network-scope');
-const { describeNetwork } = require('./network-policy');
-const { plainData, optionsOf, record } = require('./plain');
-const { makeTestRoot } = require('./test-roots');
+const { readAttachments, DEFAULT_ATTACHMENT_POLICY } = require('./fs/attachments');
+const program = require('./config/program');
+const { exec } = require('./exec/exec');
+const { addProtectedFiles, carryProtection } = require('./next-run/protected');
+const { declareNetwork, carryNetwork, networkOf } = require('./network/scope');
+const { describeNetwork } = require('./network/policy');
+const { plainData, optionsOf, record } = require('./common/plain');
+const { makeTestRoot } = require('./fs/test-roots');
 
 const DEFAULT_GLOB_LIMIT = 1000;
 const MAX_GLOB_LIMIT = 100000;
@@ -258,7 +258,7 @@ class MountSandbox {
   // Virtual paths matching a pattern such as "/src/**/*.ts", sorted, at most `limit` (1000 by
   // default), after reading at most `maxEntries` directory entries; `truncated` says more
   // matched or the walk stopped at a bound.
-  // Content search, as ripgrep searches (lib/search.js, src/search/grep.h).
+  // Content search, as ripgrep searches (lib/search/search.js, src/search/grep.h).
   grep(pattern, options) {
     return searchGrep(this[NATIVE], checkPathSync, pattern, options);
   }
@@ -290,7 +290,7 @@ class MountSandbox {
   }
 
   // What golem-forge's needsApproval hooks ask: 'preApproved', 'ask' or 'blocked'.
-  // Runs a program confined by the kernel to this sandbox (see lib/exec.js and the README).
+  // Runs a program confined by the kernel to this sandbox (see lib/exec/exec.js and the README).
   exec(argv, options) {
     return exec(this, this[NATIVE], argv, options);
   }
@@ -416,7 +416,7 @@ function nativeError(code, p, details) {
   return errorFromCode(code, p, details, this);
 }
 
-// `network` is the facade's (lib/network-scope.js): the core's table has no network.
+// `network` is the facade's (lib/network/scope.js): the core's table has no network.
 function createMountSandbox(config) {
   return createWithTrustedFiles(config, []);
 }
@@ -453,7 +453,7 @@ async function createAsyncWithTrustedFiles(config, hostPaths) {
 }
 
 // A read-write sandbox over a fresh directory in the OS temp dir, removed when the process (or
-// worker thread) that made it ends, under any test runner (lib/test-roots.js).
+// worker thread) that made it ends, under any test runner (lib/fs/test-roots.js).
 async function createTestSandbox() {
   addon(); // an unsupported platform throws before a temp directory is made
   return createMountSandbox({ root: await makeTestRoot() });
@@ -506,7 +506,7 @@ module.exports = {
   ...publicErrors,
 };
 
-// For lib/cli-support.js only (not public API): a sandbox with the program loader's own files,
+// For lib/cli/support.js only (not public API): a sandbox with the program loader's own files,
 // its sources left alone (check, explain) or created first (exec, as createSandboxFromConfig).
 Object.defineProperty(module.exports, 'createWithTrustedFiles', { value: createWithTrustedFiles, enumerable: false });
 Object.defineProperty(module.exports, 'createAsyncWithTrustedFiles', { value: createAsyncWithTrustedFiles, enumerable: false });

@@ -345,7 +345,7 @@ describe('isSupported().exec', () => {
 });
 
 describe('the launcher\'s namespace failures', () => {
-  const { appArmorNamespaceFailure } = require('../lib/apparmor');
+  const { appArmorNamespaceFailure } = require('../lib/exec/apparmor');
   const withHostRoot = (root, fn) => {
     const saved = process.env.MOUNT_SANDBOX_TEST_HOST_ROOT;
     process.env.MOUNT_SANDBOX_TEST_HOST_ROOT = root;

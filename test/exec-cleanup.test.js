@@ -171,7 +171,7 @@ describe('[cleanup] the removal is confined to the mount\'s source', () => {
   // What a concurrent command of the same sandbox could do while a name is removed: swap a
   // directory on the way for a link to the user's files. The deletion must not reach them.
   needs('landlock-fs')('a link swapped in on the way never leads the deletion outside', async () => {
-    const { removeConfined } = require('../lib/exec');
+    const { removeConfined } = require('../lib/exec/exec');
     const area = path.join(base, 'area');
     const outside = path.join(base, 'outside');
     write(path.join(outside, 'workers', 'mine.worker'), 'mine');

@@ -13,7 +13,7 @@ const os = require('os');
 const path = require('path');
 const { spawnSync } = require('child_process');
 const { createMountSandbox } = require('../lib');
-const { launcherPath } = require('../lib/launcher');
+const { launcherPath } = require('../lib/exec/launcher');
 const { makeTempLayout, removeDir, snapshotTree, write } = require('./helpers');
 
 const SECRET = 'TOP-SECRET-CONTENT';
@@ -23,7 +23,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const IS_ROOT = typeof process.getuid === 'function' && process.geteuid() === 0;
 
 // System directories, as a hand-written launcher policy grants them (see launchPolicy in
-// lib/exec.js): nothing of the test's temp directories.
+// lib/exec/exec.js): nothing of the test's temp directories.
 // Each placed at its own path when the launcher builds the command's root.
 const SYSTEM_READ = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32']
   .filter((p) => fs.existsSync(p))
@@ -43,7 +43,7 @@ function launcherPolicy(argv, extra = {}) {
   };
 }
 
-// Runs msb-launch directly, as lib/exec.js does: no arguments, the policy on descriptor 4 (here
+// Runs msb-launch directly, as lib/exec/exec.js does: no arguments, the policy on descriptor 4 (here
 // a file), the status channel on 3; `fd`, if given, is passed on as descriptor 5. Returns the
 // command's stdout and stderr and the launcher's status lines.
 function launchSync(policy, fd) {

@@ -7,7 +7,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { spawn, spawnSync } = require('child_process');
-const { launcherPath } = require('../lib/launcher');
+const { launcherPath } = require('../lib/exec/launcher');
 const { testNeeding } = require('./helpers');
 const { sleep, run, needs, useExecFixture } = require('./exec-helpers');
 

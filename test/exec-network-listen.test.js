@@ -3,16 +3,16 @@
 // The listeners msb-launch makes inside the command's own network namespace for a network
 // allowlist (policy key `listen`, src/launcher/network_listeners.h) and hands to the caller over
 // descriptor 5: the caller serves them, and they are the command's only way out. Runs the real
-// launcher through lib/exec.js's internal run(), with a policy as exec builds one.
+// launcher through lib/exec/exec.js's internal run(), with a policy as exec builds one.
 const dgram = require('dgram');
 const fs = require('fs');
 const net = require('net');
 const { spawn } = require('child_process');
 const os = require('os');
 const path = require('path');
-const { _runLauncher } = require('../lib/exec');
-const { launcherPath } = require('../lib/launcher');
-const { addon } = require('../lib/native');
+const { _runLauncher } = require('../lib/exec/exec');
+const { launcherPath } = require('../lib/exec/launcher');
+const { addon } = require('../lib/common/native');
 const { IS_ROOT, launcherPolicy, launchSync, needs, SYSTEM_READ } = require('./exec-helpers');
 const { removeDir } = require('./helpers');
 
@@ -26,7 +26,7 @@ beforeEach(() => {
 });
 afterEach(() => removeDir(tmp));
 
-// A policy for bash, as lib/exec-view.js's launchPolicy builds one (network off), plus `extra`.
+// A policy for bash, as lib/exec/view.js's launchPolicy builds one (network off), plus `extra`.
 function bashPolicy(script, extra = {}) {
   return launcherPolicy([BASH, '-c', script], {
     cwd: '/tmp',

@@ -12,7 +12,7 @@ const {
   socksConnect, delay, dnsStub, captureHello, listen, closing,
 } = require('./helpers/judge-world');
 const { settleWithin } = require('./helpers');
-const { LIMITS } = require('../lib/network-judge');
+const { LIMITS } = require('../lib/network/judge');
 
 useCleanups();
 jest.setTimeout(30000);

@@ -1,11 +1,11 @@
 'use strict';
 
-// lib/network-policy.js: exec's `network` option read as a policy, and every judgment made with
+// lib/network/policy.js: exec's `network` option read as a policy, and every judgment made with
 // it. Pure functions: no sockets, no DNS (IP addresses below are literals only).
 const {
   parseEntry, parseNetwork, isNetworkPolicy, matchDestination, withGrant, narrowNetwork, covers,
   capturePorts, addressRefusal, namesAddress, describeNetwork,
-} = require('../lib/network-policy');
+} = require('../lib/network/policy');
 const { PermissionEscalationError, SandboxError } = require('../lib/sandbox-errors');
 
 // The error `fn` throws (failing the test when it throws none).
@@ -837,7 +837,7 @@ describe('generated addresses against Node\'s own parsers', () => {
 });
 
 describe('judgedPolicy', () => {
-  const { judgedPolicy } = require('../lib/network-policy');
+  const { judgedPolicy } = require('../lib/network/policy');
   test('off becomes an allowlist of nothing (deny kept); filtered and host stay as they are', () => {
     const off = parseNetwork({ allow: [], deny: ['evil.test'] });
     const judged = judgedPolicy(off);

@@ -1,16 +1,16 @@
 'use strict';
 
-// The judge's protocol readers on their own (lib/network-sni.js, network-dns.js,
+// The judge's protocol readers on their own (lib/network/sni.js, network-dns.js,
 // network-socks.js): the bytes real clients send, the same bytes cut or altered, and random
 // bytes, which must never throw.
 
 const net = require('net');
 const tls = require('tls');
 const crypto = require('crypto');
-const { readClientHello, looksLikeTls } = require('../lib/network-sni');
-const { decodeQuery, encodeResponse, NameTable, RCODE } = require('../lib/network-dns');
-const socks = require('../lib/network-socks');
-const { canonicalHost, parseAuthority, originForm, refusalSentence, REFUSALS } = require('../lib/network-judge');
+const { readClientHello, looksLikeTls } = require('../lib/network/sni');
+const { decodeQuery, encodeResponse, NameTable, RCODE } = require('../lib/network/dns');
+const socks = require('../lib/network/socks');
+const { canonicalHost, parseAuthority, originForm, refusalSentence, REFUSALS } = require('../lib/network/judge');
 
 // The first bytes Node's TLS client sends for `options`, caught by a plain TCP server.
 async function clientHello(options) {

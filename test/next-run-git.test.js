@@ -12,7 +12,7 @@ const os = require('os');
 const path = require('path');
 const { spawnSync } = require('child_process');
 const { createMountSandbox, ExecError } = require('../lib');
-const { launcherPath } = require('../lib/launcher');
+const { launcherPath } = require('../lib/exec/launcher');
 const { makeTempDir, removeDir, snapshotTree, write, testNeeding } = require('./helpers');
 
 const IDENTITY = {

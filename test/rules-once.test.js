@@ -16,8 +16,8 @@ const {
   DEFAULT_MAX_READ_BYTES,
   MountSandbox,
 } = require('../lib');
-const { addon } = require('../lib/native');
-const { rulesFor } = require('../lib/errors');
+const { addon } = require('../lib/common/native');
+const { rulesFor } = require('../lib/errors/from-codes');
 const { makeTempDir, removeDir } = require('./helpers');
 
 // Written suffixes at the edges of the rule: too short, no dot, a "/" or NUL (can never match a
@@ -186,7 +186,7 @@ describe("lib's copies of the core's limits", () => {
   });
 });
 
-// rulesFor (lib/errors.js) finds the governing mount lexically, to name its rules in errors and in
+// rulesFor (lib/errors/from-codes.js) finds the governing mount lexically, to name its rules in errors and in
 // the CLI's explain; the core's MountTable::locate decides. Each mount denies only its own tag
 // suffix, so the core refusing "x.t<k>" says which mount governs the path.
 describe('rulesFor agrees with the core on which mount governs a path', () => {

@@ -7,7 +7,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { spawn } = require('child_process');
-const { CLEANUP_NAME, CLEANUP_SCRIPT } = require('../lib/test-roots');
+const { CLEANUP_NAME, CLEANUP_SCRIPT } = require('../lib/fs/test-roots');
 
 const ROOT = path.join(__dirname, '..');
 const FIXTURES = path.join(__dirname, 'fixtures', 'runners');

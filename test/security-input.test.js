@@ -4,7 +4,7 @@
 // defaults come from a polluted Object.prototype, whose getters or Proxy traps answer differently
 // each time they are read, SharedArrayBuffer views, and suffix rules whose case is folded one way
 // in JS and another in the core. The facade copies caller objects once into plain own data
-// (lib/plain.js) and folds suffixes as the core does (ASCII only, suffix_rule in src/policy.cc).
+// (lib/common/plain.js) and folds suffixes as the core does (ASCII only, suffix_rule in src/policy.cc).
 const fs = require('fs');
 const path = require('path');
 const {

@@ -2,7 +2,7 @@
 
 // Hard links made before a run, from a writable mount to a file outside the writable mounts (a
 // read-only mount's source, a host file): a command cannot make one, but it would write through
-// one already there. sandbox.exec() binds such files read-only (lib/shared-links.js over
+// one already there. sandbox.exec() binds such files read-only (lib/exec/shared-links.js over
 // src/fs/link_scan.h). Each attack is first shown to work with { protectSharedLinks: false }.
 const fs = require('fs');
 const path = require('path');

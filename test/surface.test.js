@@ -66,9 +66,9 @@ test.each([
 
 // Each documented interface and the defaults the code applies when an option is left out.
 function runtimeDefaults() {
-  const { parseOptions } = require('../lib/exec');
-  const { normalizeConfig } = require('../lib/config');
-  const { grepRequest } = require('../lib/search');
+  const { parseOptions } = require('../lib/exec/exec');
+  const { normalizeConfig } = require('../lib/config/config');
+  const { grepRequest } = require('../lib/search/search');
   const exec = parseOptions({});
   const grep = grepRequest('x', {});
   const saved = process.env.MOUNT_SANDBOX_RESOLVER;

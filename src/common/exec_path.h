@@ -11,7 +11,7 @@
 
 namespace msb {
 
-// Where a command's name is searched when its environment has no PATH. lib/exec.js gives every
+// Where a command's name is searched when its environment has no PATH. lib/exec/exec.js gives every
 // command this PATH by default; test/rules-once.test.js checks its copy against the addon's.
 inline constexpr std::string_view kDefaultCommandPath = "/usr/local/bin:/usr/bin:/bin";
 

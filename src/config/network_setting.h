@@ -1,6 +1,6 @@
 // A config's `network:` key (in a program config's sandbox section and a worker's): false, true,
 // or an allowlist { allow: [...], deny: [...] } of host[:port] entries. Only the shape is checked
-// here; the entries' grammar is the facade's (lib/network-policy.js), which reports a bad entry at
+// here; the entries' grammar is the facade's (lib/network/policy.js), which reports a bad entry at
 // the line and column kept with it.
 #pragma once
 

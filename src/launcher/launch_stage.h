@@ -1,5 +1,5 @@
 // Where msb-launch stopped before the command ran: the second word of its
-// "error <stage> [<syscall>] <errno>" status line. lib/exec.js turns these names into typed errors
+// "error <stage> [<syscall>] <errno>" status line. lib/exec/exec.js turns these names into typed errors
 // (a stage it does not know gets a generic ExecError); test/launch-stages.test.js checks every name
 // it handles against this list.
 #pragma once

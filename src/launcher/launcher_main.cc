@@ -1,6 +1,6 @@
 // msb-launch: applies an exec policy to itself, then execs the command.
 //
-// Started by lib/exec.js with an empty environment and no arguments. File descriptor 4 carries
+// Started by lib/exec/exec.js with an empty environment and no arguments. File descriptor 4 carries
 // the policy (JSON, read to its end, then closed); file descriptor 3 is the status channel back,
 // one line per event:
 //   ok <landlock abi> <layers applied> <layers missing>   confinement is in place

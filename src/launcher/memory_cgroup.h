@@ -4,7 +4,7 @@
 // may (as root, or in a delegated cgroup v2 subtree) and joins it before entering its namespaces,
 // so that the PID namespace's init and the command inherit it. It stays in it to the end: each
 // migration waits for an RCU grace period (milliseconds), so it does not move out again, and its
-// caller (lib/exec.js) removes the cgroup once it has exited.
+// caller (lib/exec/exec.js) removes the cgroup once it has exited.
 #pragma once
 
 #include <cstdint>

@@ -12,7 +12,7 @@
 
 namespace msb {
 
-// The descriptor lib/exec.js passes for them: one end of an AF_UNIX SOCK_SEQPACKET pair.
+// The descriptor lib/exec/exec.js passes for them: one end of an AF_UNIX SOCK_SEQPACKET pair.
 inline constexpr int kListenersFd = 5;
 
 struct Listener {

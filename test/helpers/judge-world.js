@@ -8,8 +8,8 @@ const net = require('net');
 const tls = require('tls');
 const http = require('http');
 const dgram = require('dgram');
-const { NetworkJudge } = require('../../lib/network-judge');
-const { parseNetwork } = require('../../lib/network-policy');
+const { NetworkJudge } = require('../../lib/network/judge');
+const { parseNetwork } = require('../../lib/network/policy');
 const { settleWithin } = require('../helpers');
 
 const cleanups = [];

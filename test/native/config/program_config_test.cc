@@ -491,7 +491,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, ConfigErrors, ::testing::ValuesIn(kErrorCases),
 }  // namespace msb_test
 
 // =============================================================================================
-// network: only its shape here; the entries' grammar is the facade's (lib/network-policy.js)
+// network: only its shape here; the entries' grammar is the facade's (lib/network/policy.js)
 
 namespace msb_test {
 namespace {

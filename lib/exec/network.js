@@ -3,11 +3,11 @@
 // The network of one sandbox.exec() call with an allowlist. The command keeps its network
 // namespace with only loopback; the launcher makes, inside it, the listeners the command may reach
 // (an HTTP proxy, a SOCKS5 proxy, a DNS stub and the ports allowed names are reached on) and hands
-// them to this process, where the judge (lib/network-judge.js) serves them: nothing the command
+// them to this process, where the judge (lib/network/judge.js) serves them: nothing the command
 // sends leaves the machine except through a connection the judge dialled itself.
-const { dgram, fs, net } = require('./builtins');
-const { capturePorts, describeNetwork } = require('./network-policy');
-const { NetworkJudge, refusalSentence } = require('./network-judge');
+const { dgram, fs, net } = require('../common/builtins');
+const { capturePorts, describeNetwork } = require('../network/policy');
+const { NetworkJudge, refusalSentence } = require('../network/judge');
 
 // Ports the proxies listen on, inside the command's namespace: the usual ones, unless an allowed
 // name is reached on one of them.

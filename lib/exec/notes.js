@@ -5,10 +5,10 @@
 // it wrote under, when the error names the path), or it used a file-tool path (/src/app.ts) that
 // lies under the workspace inside commands. Notes name paths as the command sees them, never host
 // paths.
-const { path } = require('./builtins');
-const { viewPath, SYSTEM_PATHS } = require('./exec-view');
-const { virtualPathOf } = require('./next-run');
-const { isWithin } = require('./paths');
+const { path } = require('../common/builtins');
+const { viewPath, SYSTEM_PATHS } = require('./view');
+const { virtualPathOf } = require('../next-run/watch');
+const { isWithin } = require('../common/paths');
 
 const PERMISSION_PATTERN = /Permission denied|Operation not permitted|Read-only file system|\bE(?:ACCES|PERM|ROFS)\b/;
 // Socket calls refused with the network off: "connect EACCES" (Node), "socket: Permission
@@ -181,7 +181,7 @@ async function guidingNotes(result, sandbox, cwd, view, context) {
   const aboutNetwork = (line) => NETWORK_PATTERN.test(line) || (ownNetwork && REFUSED_PATTERN.test(line)) ||
     WGET_REFUSED.test(line) || (inSocketPy && PYTHON_BARE_REFUSAL.test(line));
   const lines = result.stderr.split('\n');
-  // With an allowlist, the note on what the judge refused is exec's (lib/exec-network.js).
+  // With an allowlist, the note on what the judge refused is exec's (lib/exec/network.js).
   const network = context.network !== 'host' && lines.some(aboutNetwork) ? networkNote(context) : null;
   if (network !== null) notes.push(network);
   // A refused connect says "Permission denied" too: that line is the network note's.

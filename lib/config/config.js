@@ -3,12 +3,12 @@
 // Validates and normalizes a sandbox config before it reaches the addon, with messages that say
 // which key is wrong and what is expected. Unknown keys are refused: a misspelt `readOnly` must
 // not silently leave a mount writable. The config is first copied into plain own data
-// (lib/plain.js): nothing is read from a prototype, a getter is refused, and what the addon
+// (lib/common/plain.js): nothing is read from a prototype, a getter is refused, and what the addon
 // receives is exactly what was validated, in null-prototype records.
-const { path } = require('./builtins');
-const { SandboxConfigError } = require('./errors');
-const { plainData, record } = require('./plain');
-const { addon } = require('./native');
+const { path } = require('../common/builtins');
+const { SandboxConfigError } = require('../errors/from-codes');
+const { plainData, record } = require('../common/plain');
+const { addon } = require('../common/native');
 
 const DEFAULT_MAX_READ_BYTES = 128 * 1024 * 1024;
 const RESOLVERS = ['auto', 'openat2', 'walk'];

@@ -2,7 +2,7 @@
 
 // exec's `network` option read as a policy, and the judgments made with it: which destinations a
 // filtered run may reach, whether a child's network stays within its parent's, which resolved
-// addresses are never dialled. Pure JS, no I/O: lib/network-judge.js does the serving.
+// addresses are never dialled. Pure JS, no I/O: lib/network/judge.js does the serving.
 //
 // The entry grammar is the one of Anthropic's sandbox-runtime (allowedDomains / deniedDomains)
 // and Claude Code's sandbox network settings, so their lists carry over: exact names
@@ -12,8 +12,8 @@
 // address is judged by its name.
 const net = process.getBuiltinModule?.('net') ?? require('net');
 const url = process.getBuiltinModule?.('url') ?? require('url');
-const { plainData } = require('./plain');
-const { PermissionEscalationError } = require('./sandbox-errors');
+const { plainData } = require('../common/plain');
+const { PermissionEscalationError } = require('../sandbox-errors');
 
 /**
  * @typedef {Readonly<{ kind: 'name' | 'wildcard' | 'ip', host: string, port: number | null, text: string }>} Entry

@@ -4,7 +4,7 @@
 // (20.16 and 22.3 on) rather than from require(). A bundle made with esbuild's --format=esm
 // turns every require() of the code it bundles into a shim that throws ('Dynamic require of
 // "util" is not supported'), which would make a bundled copy of the package fail at import;
-// this way it imports, and creating a sandbox can say it was bundled (lib/native.js).
+// this way it imports, and creating a sandbox can say it was bundled (lib/common/native.js).
 const childProcess = process.getBuiltinModule?.('child_process') ?? require('child_process');
 const dgram = process.getBuiltinModule?.('dgram') ?? require('dgram');
 const dns = process.getBuiltinModule?.('dns') ?? require('dns');

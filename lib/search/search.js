@@ -4,8 +4,8 @@
 // a walk through the sandbox, RE2 (linear time), files shared among threads, bounded by
 // results, bytes and CPU time. Cancelling with `signal` stops the walk and the threads between
 // files; the promise then rejects with the signal's reason.
-const { optionsOf } = require('./plain');
-const { SandboxError } = require('./errors');
+const { optionsOf } = require('../common/plain');
+const { SandboxError } = require('../errors/from-codes');
 
 const OPTION_KEYS = ['path', 'literal', 'ignoreCase', 'include', 'exclude', 'context', 'maxResults', 'maxLineBytes',
   'gitignore', 'hidden', 'maxBytes', 'maxCpuMs'];

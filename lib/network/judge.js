@@ -2,7 +2,7 @@
 
 // The judge of a filtered command's network (issue 21): it runs in the calling Node process and
 // serves the sockets the launcher made inside the command's network namespace, which is the only
-// way out of it. Every destination is judged by the policy (lib/network-policy.js) before a byte
+// way out of it. Every destination is judged by the policy (lib/network/policy.js) before a byte
 // leaves: an HTTP proxy (absolute-URI requests and CONNECT), SOCKS5 (CONNECT), a DNS stub that
 // resolves allowed names to per-name loopback addresses, and capture listeners on the allowed
 // ports that map those addresses back to names. An allowed name is resolved once, here, and the
@@ -10,11 +10,11 @@
 // Nothing the command sends (headers, bodies, credentials) is logged or kept; the report holds
 // destinations, counts and reasons only.
 
-const { dns, http, net, os } = require('./builtins');
-const { isNetworkPolicy, matchDestination, addressRefusal, namesAddress } = require('./network-policy');
-const dnsCodec = require('./network-dns');
-const { FirstBytes } = require('./network-first');
-const socks = require('./network-socks');
+const { dns, http, net, os } = require('../common/builtins');
+const { isNetworkPolicy, matchDestination, addressRefusal, namesAddress } = require('./policy');
+const dnsCodec = require('./dns');
+const { FirstBytes } = require('./first-bytes');
+const socks = require('./socks');
 
 const LIMITS = Object.freeze({
   headerBytes: 16 * 1024,
@@ -278,7 +278,7 @@ class NetworkJudge {
 
   /**
    * @param {{
-   *   policy: import('./network-policy').NetworkPolicy,
+   *   policy: import('./policy').NetworkPolicy,
    *   onRequest?: (destination: { host: string, port: number }) => boolean | Promise<boolean>,
    *   lookup?: (host: string) => Promise<string[]>,
    *   ownAddresses?: () => string[],
@@ -562,7 +562,7 @@ class NetworkJudge {
 
   // ---- first bytes of a tunnel ----
 
-  // Reads what the client sends first, enough to know what it is (lib/network-first.js): { kind:
+  // Reads what the client sends first, enough to know what it is (lib/network/first-bytes.js): { kind:
   // 'tls', sni } for a whole ClientHello; 'http' for an HTTP/1.x request line (when `http`),
   // after any empty lines; 'raw' for anything else; 'silent' when nothing came within `waitMs`;
   // 'bad-tls' / 'bad-http' for a hello or request line that is malformed or unfinished.

@@ -6,23 +6,23 @@
 // entries' grammar for --allow/--deny). Kept out of
 // the public surface because it is shaped by the CLI's output and may change with it; everything
 // else the CLI uses goes through lib/index.js like any caller.
-const ms = require('./index');
+const ms = require('../index');
 // Not part of the declared surface: lib/index.js defines it for this module only.
-/** @typedef {import('./index').MountSandbox} Sandbox */
+/** @typedef {import('../index').MountSandbox} Sandbox */
 const internal = /** @type {{
   createWithTrustedFiles: (config: object, hostPaths: string[]) => Sandbox,
   createAsyncWithTrustedFiles: (config: object, hostPaths: string[]) => Promise<Sandbox>,
 }} */ (/** @type {unknown} */ (ms));
-const { rulesFor } = require('./errors');
-const { protectedFiles, addProtectedFiles } = require('./protected');
+const { rulesFor } = require('../errors/from-codes');
+const { protectedFiles, addProtectedFiles } = require('../next-run/protected');
 const {
   checkConfigsAbove, loadTrustedProgramConfig, filesTheNextRunTrusts, absentNamesTheNextRunTrusts, loadTrustedWorkerFile,
-} = require('./program');
-const { launcherPath } = require('./launcher');
-const apparmor = require('./apparmor');
-const { isWithin } = require('./paths');
-const { MAX_TIMEOUT_MS } = require('./exec-options');
-const { parseNetwork } = require('./network-policy');
+} = require('../config/program');
+const { launcherPath } = require('../exec/launcher');
+const apparmor = require('../exec/apparmor');
+const { isWithin } = require('../common/paths');
+const { MAX_TIMEOUT_MS } = require('../exec/options');
+const { parseNetwork } = require('../network/policy');
 
 // The sandbox a program config gives its commands (null: no file access), unable to change what
 // the next run trusts; with a worker file, that worker's narrower view, once the file is shown to

@@ -7,7 +7,7 @@
 // way down. Nothing here follows a symbolic link: every directory is opened with O_PATH and
 // O_NOFOLLOW relative to its parent's descriptor (through /proc/self/fd), so a link planted, or
 // swapped in by a process that is still running, is never entered and its target never chmod-ed.
-const { fs } = require('./builtins');
+const { fs } = require('../common/builtins');
 
 // O_PATH is not among Node's constants; its value is the same on x86_64 and aarch64.
 const O_PATH = 0o10000000;

@@ -2,9 +2,9 @@
 
 // The facade's side of the error classes: building them from the addon's codes and the
 // guidance they carry. The classes themselves are in sandbox-errors.js.
-const classes = require('./sandbox-errors');
-const { path: nodePath } = require('./builtins');
-const { isWithin } = require('./paths');
+const classes = require('../sandbox-errors');
+const { path: nodePath } = require('../common/builtins');
+const { isWithin } = require('../common/paths');
 
 const INVALID_PATH_TEXT = {
   relative: (p) => `Path must be absolute (start with /): ${p}`,

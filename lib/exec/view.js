@@ -3,9 +3,9 @@
 // The command's view of the host for sandbox.exec(): which host paths it may read or write and
 // where each appears in the root the launcher builds (the sandbox under its workspace, system
 // directories at their own paths), its working directory, and the policy msb-launch receives.
-const { fs, path } = require('./builtins');
-const { ExecError } = require('./errors');
-const { isWithin } = require('./paths');
+const { fs, path } = require('../common/builtins');
+const { ExecError } = require('../errors/from-codes');
+const { isWithin } = require('../common/paths');
 
 const DEFAULT_PATH = '/usr/local/bin:/usr/bin:/bin';
 
@@ -75,7 +75,7 @@ function systemPaths(network) {
   return [...SYSTEM_PATHS, ...etc].map(readable);
 }
 
-// `network`: lib/exec-network.js networkLaunch(); its variables win over the caller's, which could
+// `network`: lib/exec/network.js networkLaunch(); its variables win over the caller's, which could
 // only point clients at proxies the command cannot reach.
 function launchPolicy(sandboxPaths, protectedPaths, opts, argv, cwd, tmp, network) {
   const env = { PATH: DEFAULT_PATH, HOME: '/tmp', TMPDIR: '/tmp', LANG: 'C.UTF-8', ...opts.env, ...network.env };

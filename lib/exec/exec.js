@@ -4,23 +4,23 @@
 // is built here from the sandbox's mount table and applied by msb-launch (src/launcher/launcher_main.cc)
 // to itself before it execs the program: Landlock, seccomp and, where the kernel allows, user,
 // mount and PID namespaces. Node's own threads are never restricted.
-const { childProcess: { spawn }, fs, os, path } = require('./builtins');
+const { childProcess: { spawn }, fs, os, path } = require('../common/builtins');
 const { launcherPath } = require('./launcher');
-const { addon } = require('./native');
-const { ExecEnforcementError, ExecError, UnsupportedPlatformError } = require('./errors');
-const { protectedFiles, absentNames } = require('./protected');
-const { realMounts, namesToWatch, removeAppeared, removalReport, virtualPathOf, trustedBefore, trustedAdded } = require('./next-run');
+const { addon } = require('../common/native');
+const { ExecEnforcementError, ExecError, UnsupportedPlatformError } = require('../errors/from-codes');
+const { protectedFiles, absentNames } = require('../next-run/protected');
+const { realMounts, namesToWatch, removeAppeared, removalReport, virtualPathOf, trustedBefore, trustedAdded } = require('../next-run/watch');
 const { makeRemovable } = require('./cleanup');
 const { appArmorNamespaceFailure, refusedIdMaps } = require('./apparmor');
-const { gitProtection, afterRun, mountPointExcludes } = require('./git-protect');
+const { gitProtection, afterRun, mountPointExcludes } = require('../next-run/git');
 const { sharedLinksToBind } = require('./shared-links');
-const { plainData } = require('./plain');
-const { parseOptions, checkArgv, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES } = require('./exec-options');
-const { DEFAULT_PATH, workingDirectory, checkMountTargets, readable, systemPaths, launchPolicy, viewPath } = require('./exec-view');
-const { guidingNotes } = require('./exec-notes');
-const { commandNetwork } = require('./network-scope');
-const { describeNetwork } = require('./network-policy');
-const { networkLaunch, startJudge, enforcedMode, refusedNote } = require('./exec-network');
+const { plainData } = require('../common/plain');
+const { parseOptions, checkArgv, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES } = require('./options');
+const { DEFAULT_PATH, workingDirectory, checkMountTargets, readable, systemPaths, launchPolicy, viewPath } = require('./view');
+const { guidingNotes } = require('./notes');
+const { commandNetwork } = require('../network/scope');
+const { describeNetwork } = require('../network/policy');
+const { networkLaunch, startJudge, enforcedMode, refusedNote } = require('./network');
 
 const typeError = (message) => new TypeError(message);
 
@@ -197,7 +197,7 @@ function receiveListeners(channel, opts) {
 }
 
 // With `network` ({ policy, onRequest }), the judge serves the listeners while the command runs
-// (lib/exec-network.js); without it, `opts.onListeners` gets them. Resolves the judge, or null
+// (lib/exec/network.js); without it, `opts.onListeners` gets them. Resolves the judge, or null
 // where the launcher made none (no network namespace). A judge that cannot start kills the
 // command: it would otherwise wait on connections nobody answers.
 function serveNetwork(channel, opts, network, kill) {
@@ -383,7 +383,7 @@ async function exec(sandbox, handle, givenArgv, options = {}) {
 }
 
 async function runCommand(state, { sandbox, handle }, sandboxPaths, argv, opts, cwd) {
-  // What the host's git runs later stays as it is (lib/git-protect.js).
+  // What the host's git runs later stays as it is (lib/next-run/git.js).
   if (opts.protectGit) {
     const writable = sandboxPaths.filter((p) => p.access === 'write' || p.access === 'writeKeep');
     state.git = await gitProtection(writable.map((p) => p.path));
@@ -392,12 +392,12 @@ async function runCommand(state, { sandbox, handle }, sandboxPaths, argv, opts, 
       ...state.git.pin.map((p) => ({ path: p, access: 'pin' })),
     );
   }
-  // Names the next run trusts: bound where they exist now, else watched (lib/next-run.js).
+  // Names the next run trusts: bound where they exist now, else watched (lib/next-run/watch.js).
   state.mounts = await realMounts(sandboxPaths);
   const names = await namesToWatch(absentNames(sandbox), state.mounts);
   state.watch = names.watch;
   // The client, editor and shell files the core names (src/fs/trusted_scan.h): bound read-only
-  // where they exist, and what a command adds at such names removed after it (lib/next-run.js).
+  // where they exist, and what a command adds at such names removed after it (lib/next-run/watch.js).
   state.trusted = await trustedBefore(handle, state.mounts);
   const linked = opts.protectSharedLinks ? await sharedLinksToBind(handle, state.mounts) : []; // hard links out
   const protectedPaths = [
@@ -488,7 +488,7 @@ async function cleanUp(state) {
   const failed = [];
   if (!(await removeTempDir(state.tmp, state.enforced))) failed.push('/tmp');
   const removed = [];
-  // git's planted names (lib/git-protect.js): removed by the core, which also says what it could
+  // git's planted names (lib/next-run/git.js): removed by the core, which also says what it could
   // not check or remove.
   const planted = await afterRun(state.git, state.enforced);
   removed.push(...planted.removed);

@@ -4,7 +4,7 @@
 // AppArmor profile with the `userns` rule covers it (kernel.apparmor_restrict_unprivileged_userns).
 // Here: the profile that covers msb-launch (apparmor/msb-launch, shipped), whether the restriction
 // applies to this process, and the sentence that tells a user what to run.
-const { fs, os, path } = require('./builtins');
+const { fs, os, path } = require('../common/builtins');
 
 const PLACEHOLDER = '@MSB_LAUNCH_PATH@';
 const PROFILE_FILE = '/etc/apparmor.d/msb-launch';
@@ -55,7 +55,7 @@ function quotePath(file) {
 // attaches to the file that is executed, by its real path). The template ships beside lib/; a
 // bundled copy never gets here (it has no launcher), and may have no __dirname at all.
 function profileFor(launcher) {
-  const template = fs.readFileSync(path.join(__dirname, '..', 'apparmor', 'msb-launch'), 'utf8');
+  const template = fs.readFileSync(path.join(__dirname, '..', '..', 'apparmor', 'msb-launch'), 'utf8');
   return template.split(PLACEHOLDER).join(quotePath(launcher));
 }
 

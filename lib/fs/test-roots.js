@@ -13,7 +13,7 @@
 // end of a pipe whose only write end is ours, and when that end closes (the thread or process
 // ended, however), it removes what it was told about. The 'exit' listener stays, because it
 // removes the directories before the process is gone where `process` is the real one.
-const { childProcess: { spawn }, fs, os, path } = require('./builtins');
+const { childProcess: { spawn }, fs, os, path } = require('../common/builtins');
 
 const PREFIX = 'mount-sandbox-test-';
 const CLEANUP_NAME = 'mount-sandbox-test-cleanup';

@@ -3,13 +3,13 @@
 // Program configuration files and .worker declarations. Parsing and validation are native (the
 // core's one typed model); this file finds and reads the files, and turns the model into
 // sandboxes with golem-forge's call_worker rules.
-const { fs, path } = require('./builtins');
-const { addon } = require('./native');
-const { addProtectedFiles } = require('./protected');
-const { plainData, record } = require('./plain');
-const { isWithin } = require('./paths');
-const { parseNetwork } = require('./network-policy');
-const { declareNetwork } = require('./network-scope');
+const { fs, path } = require('../common/builtins');
+const { addon } = require('../common/native');
+const { addProtectedFiles } = require('../next-run/protected');
+const { plainData, record } = require('../common/plain');
+const { isWithin } = require('../common/paths');
+const { parseNetwork } = require('../network/policy');
+const { declareNetwork } = require('../network/scope');
 const {
   ConfigFileError,
   PermissionEscalationError,
@@ -17,7 +17,7 @@ const {
   UnreadableConfigError,
   UntrustedConfigError,
   WorkerSandboxError,
-} = require('./errors');
+} = require('../errors/from-codes');
 
 const CONFIG_FILE_NAMES = ['golem-forge.config.yaml', 'golem-forge.config.yml', 'golem-forge.config.json'];
 const MAX_CONFIG_BYTES = 1024 * 1024;
@@ -103,8 +103,8 @@ async function withConfigFile(file, use) {
 // Whether a config file step settled with an error (an own key: nothing from a prototype).
 /**
  * @template T
- * @param {T | { error: import('./binding').FileErrorDetails }} result
- * @returns {result is { error: import('./binding').FileErrorDetails }}
+ * @param {T | { error: import('../binding.d.ts').FileErrorDetails }} result
+ * @returns {result is { error: import('../binding.d.ts').FileErrorDetails }}
  */
 function isFailure(result) {
   return Object.hasOwn(/** @type {object} */ (result), 'error');
@@ -310,7 +310,7 @@ async function realName(file) {
 // config name missing from the config's directory and each directory above (discovery would find
 // one planted in a directory above the config, from anywhere else under it), and each worker
 // directory that is missing or not a directory (one made there would be trusted). sandbox.exec()
-// removes what a command creates at them (lib/next-run.js).
+// removes what a command creates at them (lib/next-run/watch.js).
 async function absentNamesTheNextRunTrusts(program) {
   const names = [];
   for (const dir of ancestors(path.dirname(path.resolve(program.file)))) {

@@ -2,11 +2,11 @@
 
 // sandbox.exec()'s arguments, checked before anything is created or run: argv and the options
 // object with its defaults and bounds.
-const { path } = require('./builtins');
-const { plainData } = require('./plain');
-const { SYSTEM_PATHS } = require('./exec-view');
-const { isWithin } = require('./paths');
-const { parseNetwork, parseEntry } = require('./network-policy');
+const { path } = require('../common/builtins');
+const { plainData } = require('../common/plain');
+const { SYSTEM_PATHS } = require('./view');
+const { isWithin } = require('../common/paths');
+const { parseNetwork, parseEntry } = require('../network/policy');
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const MAX_TIMEOUT_MS = 300_000;
@@ -166,7 +166,7 @@ function checkSignal(given) {
 const typeError = (message) => new TypeError(message);
 
 // Everything validated before anything is created or run, on a plain copy of the options (no
-// default from a prototype, no getter run; see lib/plain.js).
+// default from a prototype, no getter run; see lib/common/plain.js).
 function parseOptions(given) {
   if (given === null || typeof given !== 'object' || Array.isArray(given)) throw new TypeError('expected an options object');
   const options = plainData(given, typeError);
@@ -188,7 +188,7 @@ function parseOptions(given) {
     cwd: options.cwd ?? '/',
     timeoutMs: boundedInteger(options.timeoutMs, 'timeoutMs', DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS),
     maxOutputBytes: boundedInteger(options.maxOutputBytes, 'maxOutputBytes', DEFAULT_MAX_OUTPUT_BYTES, MAX_OUTPUT_BYTES),
-    // undefined: the sandbox's own network (lib/network-scope.js)
+    // undefined: the sandbox's own network (lib/network/scope.js)
     network: options.network === undefined ? undefined : parseNetwork(options.network, 'network'),
     grant: checkGrant(options.grant),
     onRequest: checkOnRequest(options.onRequest),

@@ -10,10 +10,10 @@
 // copy); after the run it removes what the command planted at names git would follow that did
 // not exist yet (afterRun). Objects, refs, logs, the index and HEAD stay writable: `git add` and
 // `git commit` keep working inside.
-const { fs, path } = require('./builtins');
-const { ExecError } = require('./errors');
-const { addon } = require('./native');
-const { isWithin } = require('./paths');
+const { fs, path } = require('../common/builtins');
+const { ExecError } = require('../errors/from-codes');
+const { addon } = require('../common/native');
+const { isWithin } = require('../common/paths');
 
 const REASONS = {
   symlink: (what) => `${what} in a writable mount is a symbolic link, which cannot be kept read-only ` +
@@ -39,7 +39,7 @@ function refusal({ kind, what, errno }) {
  * (stage "git-protect"), naming no host path, for a symlinked control entry or a repository over
  * the scan's bounds.
  * @param {string[]} writableDirs host paths of the writable mount sources
- * @returns {Promise<{ protect: string[], pin: string[], handle: import('./binding').GitAfterRunHandle | null, roots: string[] }>}
+ * @returns {Promise<{ protect: string[], pin: string[], handle: import('../binding.d.ts').GitAfterRunHandle | null, roots: string[] }>}
  */
 async function gitProtection(writableDirs) {
   const real = await Promise.all(writableDirs.map((dir) => fs.promises.realpath(dir).catch(() => path.resolve(dir))));
@@ -52,7 +52,7 @@ async function gitProtection(writableDirs) {
  * Removes what the command created at names git would follow, once it has ended. Only after a
  * run in a PID namespace (`enforced`: the launcher's report): then no process of the command is
  * left to swap a directory for a symlink while we delete, and the git directories were pinned.
- * @param {{ handle: import('./binding').GitAfterRunHandle | null, roots?: string[] }} git from gitProtection
+ * @param {{ handle: import('../binding.d.ts').GitAfterRunHandle | null, roots?: string[] }} git from gitProtection
  * @param {{ layers: string[] } | null} enforced
  * @returns {Promise<{ removed: string[], unchecked: string[], failed: string[], repositories: string[] }>}
  *   host paths; `repositories` are those of `removed` that were new repositories judged unsafe
@@ -86,7 +86,7 @@ async function repositoryTop(dir, top) {
 
 /**
  * The command's environment with the exclude file added when some mount point needs it.
- * @param {{ target: string, real: string }[]} mounts from realMounts() (lib/next-run.js)
+ * @param {{ target: string, real: string }[]} mounts from realMounts() (lib/next-run/watch.js)
  * @param {string} tmp the host directory that is the command's /tmp
  * @param {Record<string, string>} env the caller's
  */

@@ -5,8 +5,8 @@
 // then a local build in build/Release/ (a developer's rebuild wins), then the prebuilt binary in
 // prebuilds/<platform>-<arch>/.
 const { fs, path } = require('./builtins');
-const { UnsupportedPlatformError } = require('./sandbox-errors');
-const { execBlockedReason } = require('./apparmor');
+const { UnsupportedPlatformError } = require('../sandbox-errors');
+const { execBlockedReason } = require('../exec/apparmor');
 
 const PREBUILT_TARGETS = ['linux-x64', 'linux-arm64'];
 const BUILD_COMMAND = 'npm run build --prefix node_modules/mount-sandbox';
@@ -36,7 +36,7 @@ function packageRoot() {
 
 function findPackageRoot() {
   if (typeof __dirname !== 'string') return null;
-  const root = path.join(__dirname, '..');
+  const root = path.join(__dirname, '..', '..');
   try {
     const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
     return manifest.name === 'mount-sandbox' ? root : null;
@@ -65,7 +65,7 @@ function unsupported(reason, solutions, cause) {
 }
 
 // The addon, or the UnsupportedPlatformError saying why not. Pure: no caching.
-/** @returns {import('./binding').NativeBinding | UnsupportedPlatformError} */
+/** @returns {import('../binding.d.ts').NativeBinding | UnsupportedPlatformError} */
 function tryLoad() {
   if (process.platform !== 'linux') {
     return unsupported(`it enforces with Linux descriptors (openat2, O_PATH, Landlock), and this is ${process.platform}`,
@@ -95,10 +95,10 @@ function tryLoad() {
   }
 }
 
-/** @type {import('./binding').NativeBinding | Error | undefined} */
+/** @type {import('../binding.d.ts').NativeBinding | Error | undefined} */
 let loaded;
 
-/** @returns {import('./binding').NativeBinding} */
+/** @returns {import('../binding.d.ts').NativeBinding} */
 function addon() {
   if (loaded === undefined) loaded = tryLoad();
   if (loaded instanceof Error) throw loaded;

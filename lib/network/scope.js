@@ -5,8 +5,8 @@
 // the contract it always had: no network unless a call asks for it, and then whatever it asks for.
 // A declared one (a program config's `network:`, createMountSandbox's, a restriction's, a
 // worker's) is both the ceiling and what calls get by default; each declaration narrows the one
-// it derives from (lib/network-policy.js narrowNetwork), and the deny lists add up.
-const { parseNetwork, narrowNetwork, withGrant, judgedPolicy } = require('./network-policy');
+// it derives from (lib/network/policy.js narrowNetwork), and the deny lists add up.
+const { parseNetwork, narrowNetwork, withGrant, judgedPolicy } = require('./policy');
 
 const NETWORK = Symbol('network');
 const UNDECLARED = Object.freeze({ ceiling: parseNetwork(true), fallback: parseNetwork(false), declared: false });

@@ -9,7 +9,7 @@
 
 const {
   readHandshakeMessage, helloServerName, HANDSHAKE_CLIENT_HELLO, RECORD_HANDSHAKE, MAX_RECORD_BYTES,
-} = require('./network-sni');
+} = require('./sni');
 
 const CR = 0x0d;
 const LF = 0x0a;

@@ -6,7 +6,7 @@
 // binds them read-only. Beside them, the names the next run would trust that did not exist when
 // the sandbox was made (a worker directory, a config name): those cannot be bound, so exec binds
 // the ones that exist by the time it runs and removes what a command created at the others
-// (lib/next-run.js). Both are carried from a sandbox to the views derived from it.
+// (lib/next-run/watch.js). Both are carried from a sandbox to the views derived from it.
 const PROTECTED_FILES = Symbol('protectedFiles');
 const ABSENT_NAMES = Symbol('absentNames');
 

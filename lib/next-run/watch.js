@@ -1,14 +1,14 @@
 'use strict';
 
 // Names the next run would trust that do not exist (a worker directory, a config name; git's own,
-// lib/git-protect.js): a mount cannot be bound at a name that does not exist, so sandbox.exec()
+// lib/next-run/git.js): a mount cannot be bound at a name that does not exist, so sandbox.exec()
 // watches them instead. Those that exist by the time a command starts are bound read-only with
 // the other protected files; what a command creates at the others is removed when it has ended,
 // and reported in the sandbox's virtual paths (result.removedAfterRun and a note to the model).
-const { fs, path } = require('./builtins');
-const { makeRemovable } = require('./cleanup');
-const { viewPath } = require('./exec-view');
-const { isWithin } = require('./paths');
+const { fs, path } = require('../common/builtins');
+const { makeRemovable } = require('../exec/cleanup');
+const { viewPath } = require('../exec/view');
+const { isWithin } = require('../common/paths');
 
 const WRITABLE = new Set(['write', 'writeKeep']);
 
@@ -184,7 +184,7 @@ const linkText = (file) => fs.promises.readlink(file).catch(() => null);
  * and git's are bound above) as they are under the writable mounts before a command: `bind`, the
  * entries to bind read-only (not links: a bind follows them), and `before`, every entry found,
  * with its link text (null for a file or directory), to tell what the command added.
- * @param {import('./binding').NativeSandbox} handle
+ * @param {import('../binding.d.ts').NativeSandbox} handle
  * @param {{ real: string, access: string }[]} mounts from realMounts()
  */
 async function trustedBefore(handle, mounts) {
@@ -203,7 +203,7 @@ async function trustedBefore(handle, mounts) {
 /**
  * What a command added at those names: found now and not before, or a link whose text changed,
  * as removeAppeared's { host, root } (the writable source it lies in).
- * @param {{ handle: import('./binding').NativeSandbox, sources: string[], before: Map<string, string | null> }} trusted
+ * @param {{ handle: import('../binding.d.ts').NativeSandbox, sources: string[], before: Map<string, string | null> }} trusted
  */
 async function trustedAdded({ handle, sources, before }) {
   if (sources.length === 0) return [];

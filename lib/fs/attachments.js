@@ -4,10 +4,10 @@
 // The count and suffix rules are lexical and checked here first, so their errors name the rule;
 // the core checks them again, then opens every file, checks each file's own policy and the total
 // size on the open descriptors, and only then reads.
-const { path } = require('./builtins');
-const { AttachmentPolicyError, invalidPath } = require('./errors');
-const { plainData, record } = require('./plain');
-const { addon } = require('./native');
+const { path } = require('../common/builtins');
+const { AttachmentPolicyError, invalidPath } = require('../errors/from-codes');
+const { plainData, record } = require('../common/plain');
+const { addon } = require('../common/native');
 
 const DEFAULT_ATTACHMENT_POLICY = Object.freeze({
   max_attachments: 4,

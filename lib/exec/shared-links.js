@@ -6,8 +6,8 @@
 // link() does not cross the mounts its view is made of, but it writes through one already there.
 // sandbox.exec() binds them read-only; more than it will bind, or a tree too large to walk, is
 // refused, and { protectSharedLinks: false } runs without the walk.
-const { path } = require('./builtins');
-const { ExecError } = require('./errors');
+const { path } = require('../common/builtins');
+const { ExecError } = require('../errors/from-codes');
 
 const WRITABLE = new Set(['write', 'writeKeep']);
 // Each is one bind mount in the command's view.
@@ -18,9 +18,9 @@ function isBelow(target, parent) {
 }
 
 /**
- * The host paths to bind read-only for a run, from realMounts() (lib/next-run.js): each
+ * The host paths to bind read-only for a run, from realMounts() (lib/next-run/watch.js): each
  * writable source is walked but for what another mount covers in the view.
- * @param {import('./binding').NativeSandbox} handle
+ * @param {import('../binding.d.ts').NativeSandbox} handle
  * @param {{ access: string, target: string, real: string }[]} mounts
  */
 async function sharedLinksToBind(handle, mounts) {

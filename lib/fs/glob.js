@@ -3,8 +3,8 @@
 // Glob patterns matched by the core (src/fs/glob.h, the matcher sandbox.glob() walks with), for
 // callers that match paths they already have, such as the MCP server's excludePatterns. Matching
 // costs at most the pattern's size times the path's, whatever the pattern: no backtracking.
-const { addon } = require('./native');
-const { SandboxError } = require('./errors');
+const { addon } = require('../common/native');
+const { SandboxError } = require('../errors/from-codes');
 
 /**
  * @param {string} pattern "*", "?", "**", "[abc]", "{a,b}", as sandbox.glob() takes them
