@@ -40,8 +40,8 @@ Napi::Array network_entries(Napi::Env env, const std::vector<msb::NetworkEntry>&
   return out;
 }
 
-// false, true, or { allow, deny, line, column } with each entry's place (lib/config/program.js checks the
-// entries and reports a bad one where it is written). Unset: not set at all.
+// false, true, or { allow, deny, line, column } with each entry's place (lib/config/program.js
+// checks the entries and reports a bad one where it is written). Unset: not set at all.
 void set_network(Napi::Env env, Napi::Object& out, const msb::NetworkSetting& network) {
   if (network.kind == msb::NetworkKind::unset) return;
   if (network.kind != msb::NetworkKind::allowlist) {
@@ -171,27 +171,15 @@ Napi::Object error_details(Napi::Env env, const msb::Error& error) {
 
 // One config file step on the threadpool, settling with { <value> } or { error: details }: the
 // facade turns the latter into an UnreadableConfigError naming the file.
+void resolve_with_details(Napi::Env env, Napi::Promise::Deferred& deferred,
+                          const msb::Error& error) {
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("error", error_details(env, error));
+  deferred.Resolve(out);
+}
+
 template <typename T>
-class ConfigFileTask final : public PromiseTask<T> {
- public:
-  using typename PromiseTask<T>::Work;
-  using typename PromiseTask<T>::Convert;
-
-  static Napi::Promise Start(Napi::Env env, Work work, Convert convert) {
-    return (new ConfigFileTask(env, std::move(work), convert))->QueueForPromise();
-  }
-
- protected:
-  void settle_error(Napi::Env env, const msb::Error& error) override {
-    Napi::Object out = Napi::Object::New(env);
-    out.Set("error", error_details(env, error));
-    this->deferred_.Resolve(out);
-  }
-
- private:
-  ConfigFileTask(Napi::Env env, Work work, Convert convert)
-      : PromiseTask<T>(env, std::move(work), convert) {}
-};
+using ConfigFileTask = PlainTask<T, resolve_with_details>;
 
 // The opened file JS holds between opening and reading (while it judges where the file lies):
 // an External whose finalizer closes the descriptor if nothing else did.

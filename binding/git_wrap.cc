@@ -9,6 +9,7 @@
 #include "git/git_check.h"
 #include "git/git_scan.h"
 #include "operation.h"
+#include "rules.h"
 
 namespace msb_binding {
 namespace {
@@ -18,33 +19,14 @@ using AfterRunHandle = std::shared_ptr<msb::git::AfterRun>;
 
 // Git tasks never fail as a sandbox operation: a refusal is a value the facade turns into its
 // ExecError, so the error path only rejects with what the core could not express otherwise.
-template <typename T>
-class GitTask final : public PromiseTask<T> {
- public:
-  using typename PromiseTask<T>::Work;
-  using typename PromiseTask<T>::Convert;
-
-  static Napi::Promise Start(Napi::Env env, Work work, Convert convert) {
-    return (new GitTask(env, std::move(work), convert))->QueueForPromise();
-  }
-
- protected:
-  void settle_error(Napi::Env env, const msb::Error& error) override {
-    this->deferred_.Reject(Napi::Error::New(env, std::string("git scan failed: ") +
-                                                     std::string(msb::errc_name(error.code)))
-                               .Value());
-  }
-
- private:
-  GitTask(Napi::Env env, Work work, Convert convert)
-      : PromiseTask<T>(env, std::move(work), convert) {}
-};
-
-Napi::Array strings(Napi::Env env, const std::vector<std::string>& values) {
-  Napi::Array out = Napi::Array::New(env, values.size());
-  for (uint32_t i = 0; i < values.size(); ++i) out.Set(i, Napi::String::New(env, values[i]));
-  return out;
+void reject_scan_failure(Napi::Env env, Napi::Promise::Deferred& deferred,
+                         const msb::Error& error) {
+  deferred.Reject(
+      Napi::Error::New(env, "git scan failed: " + std::string(msb::errc_name(error.code))).Value());
 }
+
+template <typename T>
+using GitTask = PlainTask<T, reject_scan_failure>;
 
 const char* kind_name(msb::git::GitRefusalKind kind) {
   switch (kind) {
@@ -68,8 +50,8 @@ Napi::Value to_scan_result(Napi::Env env, ScanOutcome& outcome) {
     return out;
   }
   auto& scan = std::get<msb::git::GitScan>(outcome);
-  out.Set("protect", strings(env, scan.protect));
-  out.Set("pin", strings(env, scan.pin));
+  out.Set("protect", string_array(env, scan.protect));
+  out.Set("pin", string_array(env, scan.pin));
   auto* handle = new AfterRunHandle(std::move(scan.after));
   out.Set("handle", Napi::External<AfterRunHandle>::New(
                         env, handle, [](Napi::Env, AfterRunHandle* h) { delete h; }));
@@ -78,10 +60,10 @@ Napi::Value to_scan_result(Napi::Env env, ScanOutcome& outcome) {
 
 Napi::Value to_report(Napi::Env env, msb::git::AfterRunReport& report) {
   Napi::Object out = Napi::Object::New(env);
-  out.Set("removed", strings(env, report.removed));
-  out.Set("unchecked", strings(env, report.unchecked));
-  out.Set("failed", strings(env, report.failed));
-  out.Set("repositories", strings(env, report.repositories));
+  out.Set("removed", string_array(env, report.removed));
+  out.Set("unchecked", string_array(env, report.unchecked));
+  out.Set("failed", string_array(env, report.failed));
+  out.Set("repositories", string_array(env, report.repositories));
   return out;
 }
 

@@ -104,6 +104,30 @@ class PromiseTask : public Napi::AsyncWorker {
   WaitingMark waiting_;
 };
 
+// A task outside any sandbox (a config file step, a git scan), whose error `settle` turns into
+// what its facade expects: a value describing it, or a plain rejection.
+using SettleError = void (*)(Napi::Env, Napi::Promise::Deferred&, const msb::Error&);
+
+template <typename T, SettleError settle>
+class PlainTask final : public PromiseTask<T> {
+ public:
+  using typename PromiseTask<T>::Work;
+  using typename PromiseTask<T>::Convert;
+
+  static Napi::Promise Start(Napi::Env env, Work work, Convert convert) {
+    return (new PlainTask(env, std::move(work), convert))->QueueForPromise();
+  }
+
+ protected:
+  void settle_error(Napi::Env env, const msb::Error& error) override {
+    settle(env, this->deferred_, error);
+  }
+
+ private:
+  PlainTask(Napi::Env env, Work work, Convert convert)
+      : PromiseTask<T>(env, std::move(work), convert) {}
+};
+
 // A sandbox's file operation: its error rejects the promise with the facade's error class.
 template <typename T>
 class Operation final : public PromiseTask<T> {

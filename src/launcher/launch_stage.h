@@ -1,7 +1,7 @@
 // Where msb-launch stopped before the command ran: the second word of its
-// "error <stage> [<syscall>] <errno>" status line. lib/exec/exec.js turns these names into typed errors
-// (a stage it does not know gets a generic ExecError); test/launch-stages.test.js checks every name
-// it handles against this list.
+// "error <stage> [<syscall>] <errno>" status line. lib/exec/exec.js turns these names into typed
+// errors (a stage it does not know gets a generic ExecError); test/launch-stages.test.js checks
+// every name it handles against this list.
 #pragma once
 
 #include <cstdint>
