@@ -41,12 +41,19 @@ export interface Mount extends MountPolicyConfig {
 
 export type ResolverKind = 'auto' | 'openat2' | 'walk';
 
-export interface MountSandboxConfig extends MountPolicyConfig {
+/**
+ * createMountSandbox()'s config. `Root` is the type of `root`, as MountSandbox's is of
+ * getConfig().root: `string` (the default) for a config with a root directory, which makes a
+ * MountSandbox, so `const cfg: MountSandboxConfig = { root: 'project' }` gives one; `null` for a
+ * config with only mounts (MountSandbox<null>); `string | null` where either is possible
+ * (sandboxConfigFrom; MountSandbox<string | null>).
+ */
+export interface MountSandboxConfig<Root extends string | null = string> extends MountPolicyConfig {
   /**
    * Host directory mounted at "/"; relative paths resolve against process.cwd(). null (with
    * at least one mount): no root, "/" only lists the mounts.
    */
-  root: string | null;
+  root: Root;
   /** @default false */
   readonly?: boolean;
   /**

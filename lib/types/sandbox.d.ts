@@ -17,9 +17,10 @@ import type { GlobResult, GrepOptions, GrepResult } from './search.js';
 /**
  * A sandbox, made by createMountSandbox() and the other factories (not with `new`). `Root` is the
  * type of getConfig().root: `string` (the default) for a sandbox made with a root directory, which
- * is what golem-forge's MountSandbox interface describes; `null` for one made by selectZones(),
- * which has only mounts; `string | null` where either is possible (a config with `root: null`,
- * program config files, sandboxForWorker).
+ * is what golem-forge's MountSandbox interface describes; `null` for one made by selectZones() or
+ * from a config with `root: null`, which has only mounts; `string | null` where either is possible
+ * (a MountSandboxConfig<string | null>, program config files, sandboxForWorker). The factories
+ * take the root's type from the config's (see MountSandboxConfig).
  */
 export declare class MountSandbox<Root extends string | null = string> {
   private constructor();
@@ -74,13 +75,13 @@ export declare class MountSandbox<Root extends string | null = string> {
 export interface MountSandbox<Root extends string | null = string> extends FileOperations {}
 
 /** Not a single disk access: a missing root or mount source is found at first use. */
-export declare function createMountSandbox(config: MountSandboxConfig & { root: string }): MountSandbox;
-export declare function createMountSandbox(config: MountSandboxConfig & { root: null }): MountSandbox<null>;
-export declare function createMountSandbox(config: MountSandboxConfig): MountSandbox<string | null>;
+export declare function createMountSandbox(config: MountSandboxConfig): MountSandbox;
+export declare function createMountSandbox(config: MountSandboxConfig<null>): MountSandbox<null>;
+export declare function createMountSandbox(config: MountSandboxConfig<string | null>): MountSandbox<string | null>;
 /** Creates the root and mount sources (mkdir -p) first. */
-export declare function createMountSandboxAsync(config: MountSandboxConfig & { root: string }): Promise<MountSandbox>;
-export declare function createMountSandboxAsync(config: MountSandboxConfig & { root: null }): Promise<MountSandbox<null>>;
-export declare function createMountSandboxAsync(config: MountSandboxConfig): Promise<MountSandbox<string | null>>;
+export declare function createMountSandboxAsync(config: MountSandboxConfig): Promise<MountSandbox>;
+export declare function createMountSandboxAsync(config: MountSandboxConfig<null>): Promise<MountSandbox<null>>;
+export declare function createMountSandboxAsync(config: MountSandboxConfig<string | null>): Promise<MountSandbox<string | null>>;
 /**
  * `value` as text that stays on one line and reads back unambiguously: control, format and
  * separator characters and lone surrogates escaped (\\n, \\x1b, \\u202e), backslashes doubled.

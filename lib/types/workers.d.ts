@@ -76,7 +76,7 @@ export declare function loadTrustedProgramConfig(file: string): Promise<ProgramC
  */
 export declare function findProgramConfig(startDir?: string): Promise<ProgramConfig | null>;
 /** The createMountSandbox() config a program config describes; null for no sandbox. */
-export declare function sandboxConfigFrom(config: ProgramConfig): MountSandboxConfig | null;
+export declare function sandboxConfigFrom(config: ProgramConfig): MountSandboxConfig<string | null> | null;
 /** Its commands (exec) cannot change the config names on the walk up or the worker directories. */
 export declare function createSandboxFromConfig(config: ProgramConfig): Promise<MountSandbox<string | null> | null>;
 export declare function parseWorkerFile(text: string, file?: string): WorkerDeclaration;
