@@ -112,9 +112,15 @@ function runtimeDefaults() {
   }
 }
 
-// { Interface: { member: value } } from the @default tags of a declaration file.
-function documentedDefaults(file) {
-  const source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+// The package's own declaration files an entry's declarations are read from: the entry and what
+// it re-exports (lib/index.d.ts re-exports lib/types/*.d.ts and lib/sandbox-errors.d.ts).
+function declarationFiles(entry) {
+  return program([entry]).getSourceFiles().map((s) => s.fileName)
+    .filter((f) => path.resolve(f).startsWith(LIB + path.sep));
+}
+
+// { Interface: { member: value } } from the @default tags of an entry's declaration files.
+function documentedDefaults(entry) {
   const found = {};
   const visit = (node) => {
     if (ts.isPropertySignature(node)) {
@@ -127,7 +133,9 @@ function documentedDefaults(file) {
     }
     ts.forEachChild(node, visit);
   };
-  visit(source);
+  for (const file of declarationFiles(entry)) {
+    visit(ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true));
+  }
   return found;
 }
 

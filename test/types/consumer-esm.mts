@@ -1,12 +1,14 @@
 // The public types as a strict ESM consumer sees them (lib/index.d.mts, lib/sandbox-errors.d.mts).
 import mountSandbox, {
   createMountSandbox,
+  createMountSandboxAsync,
   createTestSandbox,
   isSupported,
   MountSandbox,
   NotFoundError,
   UnsupportedPlatformError,
   type ExecOptions,
+  type MountSandboxConfig,
   type Support,
 } from 'mount-sandbox';
 import * as errors from 'mount-sandbox/errors';
@@ -42,7 +44,10 @@ async function use(value: unknown): Promise<void> {
   }
   const test = await createTestSandbox();
   const root: string = test.getConfig().root;
-  void [root, sameClass, fromDefault];
+  // Annotated, as test/types/annotated.cts checks from CommonJS.
+  const config: MountSandboxConfig = { root: '/tmp/project' };
+  const annotated: MountSandbox = await createMountSandboxAsync(config);
+  void [root, sameClass, fromDefault, annotated];
 }
 
 void use;

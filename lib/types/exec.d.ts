@@ -1,0 +1,187 @@
+// Commands (sandbox.exec): their options, limits and results.
+// Part of the main entry's declarations: lib/index.d.ts re-exports every name.
+
+import type { EnforcementLayer } from '../sandbox-errors.js';
+import type { NetworkRefusalReason, NetworkSetting } from './network.js';
+
+/**
+ * An AbortSignal (`new AbortController().signal`), by its shape, so that this declaration needs
+ * neither the DOM's types nor Node's.
+ */
+export interface ExecAbortSignal {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
+export interface ExecOptions {
+  /**
+   * Virtual working directory (the command finds it at `workspace` + cwd).
+   * @default '/'
+   */
+  cwd?: string;
+  /**
+   * Where the sandbox's virtual `/` appears in the command's root: virtual `/src/app.ts` is
+   * `/workspace/src/app.ts` there. Not `/`, and not over /usr, /etc, /dev, /proc, /tmp, /bin,
+   * /sbin or /lib*.
+   * @default '/workspace'
+   */
+  workspace?: string;
+  /** Merged over PATH, HOME (/tmp), TMPDIR (/tmp) and LANG; nothing of process.env is passed. */
+  env?: Record<string, string>;
+  stdin?: string | Uint8Array;
+  /**
+   * At most 300000; then every process of the command is killed.
+   * @default 30000
+   */
+  timeoutMs?: number;
+  /**
+   * Per stream (50 KiB).
+   * @default 51200
+   */
+  maxOutputBytes?: number;
+  /**
+   * false: the command gets a network namespace with only its own loopback (sockets work, but
+   * reach nothing of the host or beyond); where there is none, no TCP (Landlock) and no sockets
+   * at all (seccomp). true: the host's network, still without its unix socket files or its
+   * abstract unix sockets. An allowlist: the loopback-only namespace, with an HTTP proxy, a SOCKS5
+   * proxy and a DNS stub in it served by this process, which lets through only connections to
+   * the allowed destinations (clients that ignore proxy variables reach allowed names on ports
+   * 80, 443 and any port an entry names). Must lie within the sandbox's network
+   * (PermissionEscalationError otherwise). Left out: the sandbox's network (false where none
+   * was declared).
+   */
+  network?: NetworkSetting;
+  /** What an approval grants this one call: network entries beyond the sandbox's (never past deny). */
+  grant?: { network?: string[] };
+  /**
+   * Asked, while the command runs, about a destination its allowlist does not cover (and does not
+   * deny), once per host and port: true lets it through for the rest of this call.
+   */
+  onRequest?: (request: { host: string; port: number }) => boolean | Promise<boolean>;
+  /**
+   * Cancels the call: every process of the command is killed, then the call rejects with an
+   * ExecError of stage 'aborted' (at once when the signal has already aborted, with nothing run).
+   */
+  signal?: ExecAbortSignal;
+  /**
+   * 'require': refuse to run without user, mount and PID namespaces (ExecEnforcementError);
+   * 'prefer': use them when available; 'off': never.
+   * @default 'require'
+   */
+  namespaces?: 'prefer' | 'require' | 'off';
+  /**
+   * Run even when a required layer is missing (result.enforcement.missing says which).
+   * @default false
+   */
+  allowWeakerEnforcement?: boolean;
+  /**
+   * Extra host directories the command may read and execute, placed at their own paths (not
+   * inside `workspace`, /proc or /dev).
+   */
+  hostReadPaths?: string[];
+  /**
+   * Keep what the host's git runs later out of the command's reach (default true): in each
+   * repository at the top of a writable mount (and its submodules), `.git/config`, `.git/hooks`,
+   * `.git/info` and the worktree and submodule configs are read-only, `.git` cannot be renamed,
+   * and a `.git/commondir` or `.git/config.worktree` the command creates is removed when it ends.
+   * `git add` and `git commit` still work. `false` leaves `.git` as writable as the mount.
+   */
+  protectGit?: boolean;
+  /**
+   * Bind read-only, for the run, every file in a writable mount that is a hard link to a file
+   * outside the writable mounts (default true): a command cannot make such a link, but one made
+   * before the run would let it change a read-only mount's file or a host file. The walk that
+   * finds them reads every writable mount; a run is refused (ExecError of stage 'shared-links')
+   * when a mount holds more than 500,000 entries or more than 4,096 such files. `false` skips the
+   * walk and leaves those files as writable as their mount.
+   * @default true
+   */
+  protectSharedLinks?: boolean;
+  /** Resource limits; each in force is reported in result.enforcement.limits. */
+  limits?: ExecLimits;
+}
+
+export interface ExecLimits {
+  /**
+   * Processes and threads of the command together (the PID namespace's pid_max, Linux 6.14+;
+   * else RLIMIT_NPROC, which spares root). At least 300, the kernel's floor.
+   * @default 512
+   */
+  processes?: number;
+  /**
+   * Memory in bytes: each process's data segment (RLIMIT_DATA), and where a memory cgroup can be
+   * made (root, or a delegated cgroup v2 subtree) all the command's memory, shared memory
+   * included, with no swap. Also caps System V shared memory and the tmpfs `/tmp` and `/dev/shm`
+   * (`enforcement.limits.memoryBound` says which bound held).
+   */
+  memoryBytes?: number;
+  /** CPU seconds of each process (RLIMIT_CPU); the timeout bounds the whole command. */
+  cpuSeconds?: number;
+}
+
+/** The limits in force, null where none was asked for or the kernel could not apply it. */
+export interface ExecLimitsEnforced {
+  processes: number | null;
+  memoryBytes: number | null;
+  /**
+   * What memoryBytes held: 'cgroup' all the command's memory (a memory cgroup), 'private-memory'
+   * each process's private memory only (shared anonymous mappings and memfds unbounded);
+   * null without a memory limit.
+   */
+  memoryBound: 'cgroup' | 'private-memory' | null;
+  cpuSeconds: number | null;
+}
+
+/** Where the command saw the sandbox (its root was built for it). */
+export interface ExecView {
+  /** The virtual `/`, e.g. '/workspace'. */
+  workspace: string;
+  /** The working directory, e.g. '/workspace/src'. */
+  cwd: string;
+}
+
+export interface ExecEnforcement {
+  landlockAbi: number;
+  layers: EnforcementLayer[];
+  missing: EnforcementLayer[];
+  limits: ExecLimitsEnforced;
+  /** 'filtered': the allowlist held (its judge served the command); 'off': no network at all. */
+  network: 'off' | 'host' | 'filtered';
+}
+
+/** What the command reached and what was refused, with an allowlist. */
+export interface ExecNetworkReport {
+  allowed: { host: string; port: number; connections: number; bytes: number }[];
+  /** port null: a name looked up (DNS) that no entry allows; count: how many times. */
+  denied: { host: string; port: number | null; reason: NetworkRefusalReason; count: number }[];
+}
+
+/** golem-forge's ShellResult plus how the command ended and what confined it. */
+export interface ExecResult {
+  stdout: string;
+  stderr: string;
+  /** -1 when killed by a signal or the timeout; 127 not found; 126 not executable. */
+  exitCode: number;
+  truncated: boolean;
+  signal: string | null;
+  timedOut: boolean;
+  /** null where the namespace layer was unavailable and the command saw host paths. */
+  view: ExecView | null;
+  enforcement: ExecEnforcement;
+  /** With an allowlist: destinations reached and refused; null otherwise. */
+  network: ExecNetworkReport | null;
+  /**
+   * Virtual paths ("/.workers", "/golem-forge.config.yaml", "/sub/.git", "/.git/modules/evil") of
+   * what the command created at names the next run or the host's git would trust, removed after
+   * it ended (only after a run in a PID namespace); a note on stderr says so too. Empty when
+   * nothing was.
+   */
+  removedAfterRun: string[];
+  /**
+   * What could not be removed, or for git not checked, after the run: "/tmp" for the command's
+   * private temp directory, else virtual paths of removedAfterRun's kind (a note on stderr names
+   * those). Empty when cleanup went through.
+   */
+  cleanupFailed: string[];
+}
