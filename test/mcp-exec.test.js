@@ -304,7 +304,7 @@ describe('grep_files', () => {
   test('[cancellation] the search stops once the request\'s signal aborts, and rejects with its reason', async () => {
     for (let i = 0; i < 2000; i++) write(path.join(layout.root, 'c', `f${String(i).padStart(4, '0')}.txt`), 'x\n'.repeat(100));
     const { createMountSandbox } = require('../lib');
-    const { grepFiles } = require('../mcp/lib/grep');
+    const { grepFiles } = require('../mcp/lib/tools/grep');
     const sandbox = createMountSandbox({ root: layout.root });
     const before = new AbortController();
     before.abort();

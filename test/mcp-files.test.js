@@ -585,7 +585,7 @@ describe('in-process bounds', () => {
   });
 
   withGit('edit_file\'s diff, applied by git apply, turns the old text into the new, and is no longer than GNU diff\'s', () => {
-    const { unifiedDiff } = require('../mcp/lib/edit-diff');
+    const { unifiedDiff } = require('../mcp/lib/tools/files/edit/diff');
     const { execFileSync } = require('child_process');
     const dir = makeTempLayout([]);
     const file = path.join(dir.base, 'f');

@@ -77,7 +77,7 @@ async function run(argv, extra = {}) {
   }
   const { createServer, allTools, checkTool, MAX_MESSAGE_BYTES } = require('./server');
   const { serveStdio, StdioServerTransport } = require('@modelcontextprotocol/server/stdio');
-  const { BoundedLines } = require('./bounded-stdin');
+  const { BoundedLines } = require('./bounds/stdin');
   const tools = extra.tools ?? allTools(sandbox);
   // A tool without its four hints is refused here, before any client connects.
   tools.forEach(checkTool);

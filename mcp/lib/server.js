@@ -1,6 +1,6 @@
 'use strict';
 
-// createServer({ sandbox, options }): an McpServer with the tools of tools/*.js registered. Each
+// createServer({ sandbox, options }): an McpServer with the tools of tools/ registered. Each
 // tool's handler gets ctx = { sandbox, signal, progress, limits } and throws sandbox errors as they
 // come; this file turns them into tool results (tool-result.js), leaves write tools out when the
 // sandbox can write nothing, narrows the view to the client's roots only when asked, and plumbs
@@ -8,7 +8,7 @@
 const { McpServer } = require('@modelcontextprotocol/server');
 const { z } = require('zod');
 const { ok, failure } = require('./tool-result');
-const { MemoryBudget } = require('./memory-budget');
+const { MemoryBudget } = require('./bounds/memory');
 const { narrowToRoots } = require('./roots');
 const { version } = require('../package.json');
 
@@ -21,7 +21,7 @@ const DEFAULT_LIMITS = Object.freeze({
 });
 
 // The largest JSON-RPC message the server reads (a write_file of about as much text); a larger
-// one is answered with an error and the server goes on (bounded-stdin.js).
+// one is answered with an error and the server goes on (bounds/stdin.js).
 const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
 const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];

@@ -3,13 +3,13 @@
 // exec and grep_files. exec runs a shell command under sandbox.exec (confined by the kernel, the
 // sandbox at /workspace, output capped per stream); a cancelled request kills every process of it
 // (the exec's `signal`), and while it runs a request with a progress token gets the elapsed time
-// every second. grep_files is the bounded content search of lib/grep.js.
+// every second. grep_files is the bounded content search of grep.js.
 //
 // The array holds the definitions for a sandbox whose commands have no network. The exec tool's
 // description and openWorldHint depend on the sandbox's network: forSandbox(sandbox) returns the
 // definitions for that sandbox (server.js should register those).
 const { z } = require('zod');
-const { grepFiles, formatResult } = require('../grep');
+const { grepFiles, formatResult } = require('./grep');
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const MAX_TIMEOUT_MS = 300_000;
@@ -131,7 +131,7 @@ const grepTool = {
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   writes: false,
   handler: async (args, ctx) => {
-    // The search's bounds are lib/grep.js's own (the server's maxEntries bounds a listing's
+    // The search's bounds are grep.js's own (the server's maxEntries bounds a listing's
     // reply, not the work of a search); the reply is held to the server's output cap.
     const maxReplyBytes = (ctx.limits && ctx.limits.maxOutputBytes) || DEFAULT_MAX_OUTPUT_BYTES;
     const found = await grepFiles(ctx.sandbox, args, { signal: ctx.signal });

@@ -4,8 +4,8 @@
 // (an edit reads the file and makes the edited copy, a media read its base64) reserves what it
 // will hold before it reads, and a call that would take the server past the budget is refused
 // with BUSY instead of growing the process without bound. What one message can carry is bounded
-// apart (bounded-stdin.js).
-const { SandboxError } = require('./mount-sandbox');
+// apart (stdin.js).
+const { SandboxError } = require('../mount-sandbox');
 
 const DEFAULT_BUDGET_BYTES = 1024 * 1024 * 1024;
 

@@ -4,7 +4,7 @@
 // core, src/search/grep.h): bounded by matches, bytes and CPU time rather than by a count of
 // files, and cancelled with the call. This file only maps the tool's arguments and words the
 // reply.
-const { displayText } = require('./mount-sandbox');
+const { displayText } = require('../mount-sandbox');
 
 const DEFAULTS = {
   maxLineChars: 400, // a line is cut to this many bytes in the reply

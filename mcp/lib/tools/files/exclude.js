@@ -6,7 +6,7 @@
 // excluded directory is not entered. The patterns are the library's globs (globMatcher: *, ?, **,
 // [abc], [!abc], {a,b}), matched by the core in time bounded by the pattern's size times the
 // name's, so no pattern can hold the server's event loop.
-const { globMatcher } = require('./mount-sandbox');
+const { globMatcher } = require('../../mount-sandbox');
 
 const MAX_PATTERN_LENGTH = 1024;
 const MAX_PATTERNS = 100;
