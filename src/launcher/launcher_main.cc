@@ -29,6 +29,7 @@
 #include <string_view>
 #include <vector>
 
+#include "launcher/command_process.h"
 #include "launcher/command_root.h"
 #include "launcher/exec_policy.h"
 #include "launcher/host_identity.h"
@@ -90,79 +91,6 @@ std::string read_policy() {
   }
 }
 
-void close_fds(unsigned first, unsigned last) {
-  if (::close_range(first, last, 0) == 0) return;
-  const long max = ::sysconf(_SC_OPEN_MAX);
-  const unsigned long limit = max > 0 ? static_cast<unsigned long>(max) : 65536;
-  for (unsigned long fd = first; fd <= last && fd < limit; ++fd) ::close(static_cast<int>(fd));
-}
-
-// The listeners' channel, when the caller passed one: close-on-exec at once, so that it never
-// reaches the PID namespace's init or the command even if something below fails to close it.
-// Anything else at that number is closed with the other leaked descriptors.
-msb::UniqueFd keep_listeners_channel() {
-  int type = 0;
-  socklen_t size = sizeof type;
-  if (::getsockopt(msb::kListenersFd, SOL_SOCKET, SO_TYPE, &type, &size) != 0 ||
-      type != SOCK_SEQPACKET || ::fcntl(msb::kListenersFd, F_SETFD, FD_CLOEXEC) != 0)
-    return {};
-  return msb::UniqueFd(msb::kListenersFd);
-}
-
-// Descriptors the caller leaked to us (anything but stdio, the status channel and the listeners'
-// channel) would carry access Landlock cannot revoke.
-void close_inherited_fds(const msb::UniqueFd& channel) {
-  if (!channel.valid()) {
-    close_fds(kStatusFd + 1, ~0U);
-    return;
-  }
-  close_fds(kStatusFd + 1, msb::kListenersFd - 1);
-  close_fds(msb::kListenersFd + 1, ~0U);
-}
-
-std::string_view env_value(const std::vector<std::string>& env, std::string_view name) {
-  for (const std::string& entry : env) {
-    std::string_view e = entry;
-    if (e.size() > name.size() && e.starts_with(name) && e[name.size()] == '=') {
-      return e.substr(name.size() + 1);
-    }
-  }
-  return {};
-}
-
-std::vector<char*> c_strings(const std::vector<std::string>& strings) {
-  std::vector<char*> out;
-  for (const std::string& s : strings) out.push_back(const_cast<char*>(s.c_str()));
-  out.push_back(nullptr);
-  return out;
-}
-
-// execvpe's search, but in the command's PATH rather than ours (we have none).
-int exec_searching_path(const msb::ExecPolicy& policy) {
-  std::vector<char*> argv = c_strings(policy.argv);
-  std::vector<char*> envp = c_strings(policy.env);
-  const std::string& file = policy.argv.front();
-  if (file.find('/') != std::string::npos) {
-    ::execve(file.c_str(), argv.data(), envp.data());
-    return errno;
-  }
-  std::string_view search = env_value(policy.env, "PATH");
-  if (search.empty()) search = msb::kDefaultCommandPath;
-  bool denied = false;
-  while (true) {
-    std::size_t colon = search.find(':');
-    std::string dir(search.substr(0, colon));
-    std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + file;
-    ::execve(candidate.c_str(), argv.data(), envp.data());
-    if (errno == EACCES)
-      denied = true;
-    else if (errno != ENOENT && errno != ENOTDIR)
-      return errno;
-    if (colon == std::string_view::npos) return denied ? EACCES : ENOENT;
-    search.remove_prefix(colon + 1);
-  }
-}
-
 // The working directory, opened now and entered later by descriptor: a command running
 // concurrently may swap a directory on the way for a symlink, and a name would follow it.
 msb::UniqueFd open_cwd(const std::string& path, const msb::ExecPolicy& policy) {
@@ -190,17 +118,9 @@ void set_resource_limits(const msb::ExecLimits& limits) {
   if (msb::Status dropped = msb::drop_capabilities(); !dropped)
     fail(msb::LaunchStage::capabilities, dropped.error());
   set_resource_limits(policy.limits);
-  int err = exec_searching_path(policy);
+  int err = msb::exec_searching_path(policy.argv, policy.env);
   report("exec " + std::to_string(err));
   ::_exit(kExecFailed);
-}
-
-pid_t wait_for(pid_t pid, int* status) {
-  pid_t got;
-  do {
-    got = ::waitpid(pid, status, 0);
-  } while (got < 0 && errno == EINTR);
-  return got;
 }
 
 struct Layers {
@@ -511,7 +431,7 @@ void add_root_rules(msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds) {
   ::close(kStatusFd);
   while (true) {
     int status = 0;
-    pid_t got = wait_for(-1, &status);
+    pid_t got = msb::wait_for(-1, &status);
     if (got == command) {
       (void)!::write(status_pipe, &status, sizeof status);
       ::_exit(0);
@@ -537,7 +457,7 @@ void add_root_rules(msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds) {
   fds.clear();
   root.reset();
   int init_status = 0;
-  wait_for(init, &init_status);
+  msb::wait_for(init, &init_status);
   // The memory cgroup stays: we are in it, and leaving would cost a second migration (each waits
   // for an RCU grace period, milliseconds); the caller removes it once we have exited.
   int status = 0;
@@ -577,8 +497,8 @@ int main(int argc, char**) {
   if (::fcntl(kStatusFd, F_SETFD, FD_CLOEXEC) != 0) fail(msb::LaunchStage::status_fd, errno);
   if (argc != 1) fail(msb::LaunchStage::usage, 0);
   const std::string json = read_policy();
-  msb::UniqueFd listeners_channel = keep_listeners_channel();
-  close_inherited_fds(listeners_channel);
+  msb::UniqueFd listeners_channel = msb::keep_listeners_channel();
+  msb::close_inherited_fds(kStatusFd, listeners_channel);
   auto parsed = msb::parse_exec_policy(json);
   if (!parsed) fail(msb::LaunchStage::policy, 0);
   msb::ExecPolicy& policy = parsed.value();
