@@ -1,0 +1,107 @@
+'use strict';
+
+// What every protocol of the network judge does with a client's socket: read from it a bounded
+// while, end it, pipe it to a dialled connection, and keep a throw or a rejection in a handler
+// from reaching the caller's process (the judge runs in the agent's own process).
+
+const { LIMITS } = require('./limits');
+
+const EMPTY = Buffer.alloc(0);
+
+function noop() {}
+
+// An event handler that cannot throw out into the caller's process: what `handler` throws is
+// answered by `onThrow` (closing the one connection it was about), and that never throws either.
+function guarded(handler, onThrow) {
+  return (...args) => {
+    try {
+      handler(...args);
+    } catch {
+      try {
+        onThrow();
+      } catch {
+        // nothing more to close
+      }
+    }
+  };
+}
+
+// Runs one connection's asynchronous work; a rejection destroys that connection (a socket, or an
+// HTTP response) and goes no further.
+function guard(stream, work) {
+  work().catch(() => stream.destroy());
+}
+
+// Ends a client connection after `data`, and destroys it if the client has not closed its side
+// soon after (the judge's sockets are half-open).
+function endSocket(socket, data) {
+  socket.end(data);
+  setTimeout(() => socket.destroy(), LIMITS.finishMs).unref();
+}
+
+// Feeds what `socket` sends to `onData`, and its end or close to `onEnd`, until the function
+// returned is called; that leaves the socket paused, so no byte is read past what was asked for.
+function listen(socket, onData, onEnd) {
+  socket.on('data', onData);
+  socket.once('end', onEnd);
+  socket.once('close', onEnd);
+  socket.resume();
+  return () => {
+    socket.off('data', onData);
+    socket.off('end', onEnd);
+    socket.off('close', onEnd);
+    socket.pause();
+  };
+}
+
+// What `socket` sends up to and including its first line feed (or up to 16 KiB, its end, or
+// 10 s), left paused.
+function readLine(socket) {
+  return new Promise((resolve) => {
+    let bytes = EMPTY;
+    let stop = null;
+    const finish = () => {
+      clearTimeout(timer);
+      stop();
+      resolve(bytes);
+    };
+    const onData = (chunk) => {
+      bytes = Buffer.concat([bytes, chunk]);
+      if (bytes.includes(0x0a) || bytes.length >= LIMITS.peekBytes) finish();
+    };
+    const timer = setTimeout(finish, LIMITS.finishMs);
+    stop = listen(socket, onData, finish);
+  });
+}
+
+// Joins a client to its upstream both ways, `first` (what the judge read to check it) sent ahead.
+function pipe(client, upstream, first) {
+  if (client.destroyed) return upstream.destroy();
+  const both = () => {
+    client.destroy();
+    upstream.destroy();
+  };
+  client.once('error', both);
+  upstream.once('error', both);
+  client.once('close', () => upstream.end());
+  upstream.once('close', () => client.end());
+  upstream.pipe(client);
+  // A client that ended its sending while the judge read its first bytes has no 'end' left
+  // for pipe() to pass on.
+  if (client.readableEnded) return upstream.end(first);
+  if (first.length > 0) upstream.write(first);
+  client.pipe(upstream);
+  client.resume();
+}
+
+function closeServer(server) {
+  return new Promise((resolve) => {
+    try {
+      server.close(() => resolve());
+    } catch {
+      resolve();
+    }
+  });
+}
+
+module.exports = { EMPTY, noop, guarded, guard, endSocket, listen, readLine, pipe, closeServer };
