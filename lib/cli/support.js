@@ -1,7 +1,7 @@
 'use strict';
 
-// The one internal module bin/mount-sandbox.js imports besides the public entry: what the CLI
-// needs that is not public API (lexical rule lookup, the trust checks for a config or worker file
+// The CLI's one way into the library beyond its public entry: what the commands in lib/cli/ need
+// that is not public API (lexical rule lookup, the trust checks for a config or worker file
 // named by hand, the launcher's path, the AppArmor profile, exec's timeout bound, the network
 // entries' grammar for --allow/--deny). Kept out of
 // the public surface because it is shaped by the CLI's output and may change with it; everything

@@ -1,0 +1,145 @@
+'use strict';
+
+// mount-sandbox exec: run a command confined by the kernel to the sandbox, as sandbox.exec()
+// does, for a person trying what a worker's command would be allowed; the exit status is the
+// command's, so that scripts can use it in its place.
+const os = require('os');
+const { MAX_TIMEOUT_MS, parseNetwork } = require('./support.js');
+const { UsageError, Refusal, CONFIG_OPTION, JSON_OPTION } = require('./args.js');
+const { shown } = require('./output.js');
+const { sandboxOf } = require('./load.js');
+
+const synopsis = 'mount-sandbox exec [options] -- command [args...]';
+const takes = ['--config', '--worker', '--cwd', '--timeout', '--network', '--allow', '--deny', '--allow-weaker', '--verbose', '--json'];
+const summary = 'Run a command confined by the kernel to the sandbox, as sandbox.exec() does.';
+const help = `Run a command confined by the kernel to the program's sandbox (or a worker's narrower
+one), as sandbox.exec() does: it can read and write only what the sandbox allows, and has no
+network unless --network, --allow or the config's network setting gives it some. Its output is
+passed through as it is.
+
+Options:
+${CONFIG_OPTION}
+  --worker file       run the command in the narrower sandbox this .worker file gets from
+                      call_worker
+  --cwd /virtual/dir  the working directory, a virtual path (default: /)
+  --network           let the command use the host's network
+  --allow host[:port] let the command reach this host only by name, through the sandbox's judge
+                      (repeat it; *.example.com for subdomains; within the config's network)
+  --deny host[:port]  never let it reach this host, even where an --allow entry covers it
+  --timeout ms        kill the command after this many milliseconds (default 30000, 1 to 300000)
+  --allow-weaker      run even when an enforcement layer the kernel lacks is required
+  --verbose           print the enforcement layers applied to stderr
+${JSON_OPTION}
+
+With --json the command's output is not passed through: {"ok": true, "exitStatus" (this
+command's exit status), "exitCode", "signal", "timedOut", "truncated", "stdout", "stderr",
+"view", "enforcement", "network"}, as sandbox.exec() returns them. An error is {"ok": false, "error":
+{"code", "message", ...}} with the same exit status (code USAGE for a usage error).
+
+Exit status: the command's; 124 on timeout; 128+n when killed by signal n; 1 when the sandbox
+refuses to run it (no sandbox, a working directory that is not there, an enforcement layer
+missing); 2 usage error.`;
+
+// exec's values as sandbox.exec() takes them, checked here so that a bad one is a usage error.
+function checkExecOptions(options) {
+  const timeout = options['--timeout'];
+  // Digits only: Number() would take "1e3", "0x10", " 100" and "" too.
+  if (timeout !== undefined && !(/^[0-9]+$/.test(timeout) && Number(timeout) >= 1 && Number(timeout) <= MAX_TIMEOUT_MS)) {
+    throw new UsageError(`--timeout needs a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ${JSON.stringify(timeout)}`);
+  }
+  const cwd = options['--cwd'];
+  if (cwd !== undefined && !cwd.startsWith('/')) {
+    throw new UsageError(`--cwd needs a virtual path starting with /, got ${JSON.stringify(cwd)}`);
+  }
+}
+
+// `extra`: the positional arguments after the command's name; the command is what follows `--`.
+function checkArgs(extra, args) {
+  if (extra.length > 0) throw new UsageError(`exec takes its command after --: ${synopsis}`);
+  if (!args.command || args.command.length === 0) throw new UsageError('exec needs a command after --');
+  if (args.command[0] === '') throw new UsageError('exec needs a program to run after --, not an empty name');
+  checkExecOptions(args.options);
+}
+
+// --network, or --allow/--deny: the network the command asks for (undefined: the sandbox's own).
+// --deny alone narrows the config's allowlist.
+function networkOption(given, sandbox) {
+  const allow = given['--allow'];
+  const deny = given['--deny'];
+  if (given['--network'] === true && (allow || deny)) throw new UsageError('give either --network or --allow/--deny, not both');
+  if (given['--network'] === true) return true;
+  if (allow === undefined && deny === undefined) return undefined;
+  const declared = sandbox.describe().network;
+  if (allow === undefined && declared.mode !== 'filtered') {
+    throw new UsageError('--deny narrows an allowlist: give --allow too, or a config whose sandbox has network: { allow: [...] }');
+  }
+  const value = { allow: allow ?? declared.allow, deny: deny ?? [] };
+  try {
+    parseNetwork(value, 'network');
+  } catch (error) {
+    throw new UsageError(String(error.message).replace(/^network\.allow\[(\d+)\]/, (_, i) => `--allow ${shown(value.allow[i])}`)
+      .replace(/^network\.deny\[(\d+)\]/, (_, i) => `--deny ${shown(value.deny[i])}`));
+  }
+  return value;
+}
+
+function networkLines(network) {
+  if (network === null) return [];
+  const hostPort = (d) => `${d.host}${d.port === null ? '' : `:${d.port}`}`;
+  const lines = network.allowed.map((a) => `[mount-sandbox] network: reached ${hostPort(a)} (${a.connections} connection${a.connections === 1 ? '' : 's'}, ${a.bytes} bytes)`);
+  return [...lines, ...network.denied.map((d) => `[mount-sandbox] network: refused ${hostPort(d)} (${d.reason})`)];
+}
+
+// sandbox.exec()'s options from the command line's.
+function execOptions(given) {
+  /** @type {{ allowWeakerEnforcement: boolean, cwd?: string, timeoutMs?: number, network?: any }} */
+  const options = { allowWeakerEnforcement: given['--allow-weaker'] === true };
+  if (given['--cwd'] !== undefined) options.cwd = given['--cwd'];
+  if (given['--timeout'] !== undefined) options.timeoutMs = Number(given['--timeout']); // checked in checkArgs
+  return options;
+}
+
+// The exit status a shell would give: 124 on timeout as timeout(1) does, 128+n for signal n.
+function exitStatus(result) {
+  if (result.timedOut) return 124;
+  if (result.signal) return 128 + (os.constants.signals[result.signal] || 0);
+  return result.exitCode;
+}
+
+async function run(args) {
+  const given = args.options;
+  const options = execOptions(given);
+  const { sandbox } = await sandboxOf(args, { createSources: true });
+  if (sandbox === null) {
+    const why = given['--worker'] !== undefined ? 'the worker is a pure function' : 'the config has no sandbox section';
+    throw new Refusal('NO_SANDBOX', `this sandbox allows no file access (${why}), so there is nothing to run a command in`);
+  }
+  const network = networkOption(given, sandbox);
+  if (network !== undefined) options.network = network;
+  const result = await sandbox.exec(args.command, options);
+  const lines = [];
+  if (given['--verbose'] && !given['--json']) { // the document has result.enforcement
+    const { landlockAbi, layers, missing } = result.enforcement;
+    lines.push(`[mount-sandbox] Landlock ABI ${landlockAbi}; applied: ${layers.join(', ')}; missing: ${missing.join(', ') || 'none'}`);
+    lines.push(...networkLines(result.network));
+  }
+  const code = exitStatus(result);
+  const { exitCode, signal, timedOut, truncated, stdout, stderr, view, enforcement } = result;
+  const report = {
+    ok: true, exitStatus: code, exitCode, signal, timedOut, truncated, stdout, stderr, view, enforcement, network: result.network,
+  };
+  return { code, report, lines, stdout: result.stdout, stderr: withNewline(result, args.command) };
+}
+
+// What sandbox.exec() says in stderr for a command that did not start ("Command not found: x")
+// or was killed ("Command timed out after ...") ends without a newline: it is for a model. On a
+// terminal it ends its line. The command's own output is left as it is.
+function withNewline(result, argv) {
+  const { stderr } = result;
+  if (stderr.endsWith('\n')) return stderr;
+  const notStarted = [`Command not found: ${argv[0]}`, `Permission denied: ${argv[0]}`].includes(stderr) &&
+    (result.exitCode === 127 || result.exitCode === 126);
+  return result.timedOut || notStarted ? `${stderr}\n` : stderr;
+}
+
+module.exports = { synopsis, takes, summary, help, checkArgs, run };
