@@ -227,7 +227,9 @@ describe('refusal sentences', () => {
     const source = judgeFiles.map((name) => fs.readFileSync(require.resolve(`../lib/network/${name}`), 'utf8')).join('\n');
     const recorded = new Set();
     for (const match of source.matchAll(/'([a-z]+(?:-[a-z]+)*)'/g)) if (match[1] in REFUSALS) recorded.add(match[1]);
-    for (const match of source.matchAll(/#refused\([^;]*, '([a-z-]+)'\)/g)) expect(REFUSALS).toHaveProperty([match[1]]);
+    const literal = [...source.matchAll(/\.refused\([^;]*, '([a-z-]+)'\)/g)];
+    expect(literal.length).toBeGreaterThanOrEqual(3); // the judge's files record refusals this way
+    for (const match of literal) expect(REFUSALS).toHaveProperty([match[1]]);
     for (const match of source.matchAll(/return '([a-z]+-[a-z-]+)';/g)) expect(REFUSALS).toHaveProperty([match[1]]);
     expect(recorded.size).toBe(Object.keys(REFUSALS).length);
   });
