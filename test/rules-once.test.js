@@ -163,11 +163,11 @@ describe("lib's copies of the core's limits", () => {
     ['index.js', 'MAX_GLOB_LIMIT', 'maxGlobLimit'],
     ['index.js', 'MAX_GLOB_ENTRIES', 'maxGlobEntries'],
     ['index.js', 'MAX_PATH_LENGTH', 'maxPathBytes'],
-    ['program.js', 'MAX_CONFIG_BYTES', 'maxConfigBytes'],
-    ['config.js', 'DEFAULT_MAX_READ_BYTES', 'defaultMaxReadBytes'],
-    ['config.js', 'DEFAULT_MAX_DEPTH', 'defaultMaxDepth'],
-    ['config.js', 'DEFAULT_MAX_DEPTH', 'defaultDelegationDepth'],
-    ['exec-view.js', 'DEFAULT_PATH', 'defaultCommandPath'],
+    ['config/program.js', 'MAX_CONFIG_BYTES', 'maxConfigBytes'],
+    ['config/config.js', 'DEFAULT_MAX_READ_BYTES', 'defaultMaxReadBytes'],
+    ['config/config.js', 'DEFAULT_MAX_DEPTH', 'defaultMaxDepth'],
+    ['config/config.js', 'DEFAULT_MAX_DEPTH', 'defaultDelegationDepth'],
+    ['exec/view.js', 'DEFAULT_PATH', 'defaultCommandPath'],
   ])('lib/%s %s is the core\'s %s', (file, name, core) => {
     expect(addon().limits[core]).toEqual(expect.anything());
     expect(libConstant(file, name)).toBe(addon().limits[core]);
@@ -182,7 +182,7 @@ describe("lib's copies of the core's limits", () => {
   });
 
   test('the attachment path limit is the core\'s path limit', () => {
-    expect(source('attachments.js')).toContain(`p.length >= ${addon().limits.maxPathBytes}`);
+    expect(source('fs/attachments.js')).toContain(`p.length >= ${addon().limits.maxPathBytes}`);
   });
 });
 
