@@ -130,13 +130,25 @@ Result<const char*> pseudo_filesystem_of(int fd) {
   return is_device_filesystem(st.value().st_dev) ? "devtmpfs" : nullptr;
 }
 
-Result<ReadableFile> open_regular_file(int path_fd) {
+UniqueFd open_proc_fd_dir() {
+  return UniqueFd(::open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC));
+}
+
+Result<ReadableFile> open_regular_file(int path_fd, int proc_fd_dir) {
   auto stat = sys::stat_fd(path_fd);
   if (!stat) return stat.error();
   const struct stat& st = stat.value();
   if (S_ISDIR(st.st_mode)) return Errc::is_directory;
   if (!S_ISREG(st.st_mode)) return Errc::not_regular_file;
-  UniqueFd fd(::open(proc_fd_path(path_fd).text, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  constexpr int kReopenFlags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+  UniqueFd fd;
+  if (proc_fd_dir >= 0) {
+    char name[16];
+    std::snprintf(name, sizeof name, "%d", path_fd);
+    fd = UniqueFd(::openat(proc_fd_dir, name, kReopenFlags));
+  } else {
+    fd = UniqueFd(::open(proc_fd_path(path_fd).text, kReopenFlags));
+  }
   if (!fd.valid()) {
     // The descriptor is open, so its entry exists in any /proc of this process: ENOENT means
     // there is none now (never mounted, unmounted since, or another PID namespace's). Asked on

@@ -122,8 +122,8 @@ class Sandbox {
 
   // `cap`: the most the caller can take (a binding's longest text): a larger file is too_large
   // with `cap` as the limit, decided from its size before anything is read, like the sandbox's
-  // own limits.
-  Result<Bytes> read(std::string_view path, std::uint64_t cap = kNoCap) const;
+  // own limits. `proc_fd_dir`: see open_proc_fd_dir (fd_io.h), for a caller reading many files.
+  Result<Bytes> read(std::string_view path, std::uint64_t cap = kNoCap, int proc_fd_dir = -1) const;
   // Up to `length` bytes from `offset` (a read past the end returns fewer, possibly none). The
   // policy's size limit applies to the file, max_read_bytes to `length`; more than `cap` bytes
   // to return is too_large with `cap` as the limit, before anything is read.
@@ -248,7 +248,7 @@ class Sandbox {
   // sandbox_read.cc
   // The regular file at `target`, opened for reading (only if it is one); a missing entry a
   // mount lies below is is_directory, as read() reports it.
-  Result<ReadableFile> open_file_for_reading(const Target& target) const;
+  Result<ReadableFile> open_file_for_reading(const Target& target, int proc_fd_dir = -1) const;
 
   // sandbox_write.cc
   // The directory that will hold the entry a mutation creates or removes, after the read-only

@@ -40,7 +40,7 @@ Result<Bytes> read_at(int fd, std::uint64_t offset, std::size_t length) {
 
 }  // namespace
 
-Result<ReadableFile> Sandbox::open_file_for_reading(const Target& t) const {
+Result<ReadableFile> Sandbox::open_file_for_reading(const Target& t, int proc_fd_dir) const {
   auto looked_up = open(t, kPathFlags);
   if (!looked_up) {
     // A missing entry that a mount lies below is a directory of the virtual tree.
@@ -49,7 +49,7 @@ Result<ReadableFile> Sandbox::open_file_for_reading(const Target& t) const {
     }
     return looked_up.error();
   }
-  return open_regular_file(looked_up.value().get());
+  return open_regular_file(looked_up.value().get(), proc_fd_dir);
 }
 
 std::optional<Result<Bytes>> Sandbox::read_now(std::string_view text) const {
@@ -88,14 +88,14 @@ std::optional<Result<bool>> Sandbox::exists_now(std::string_view text) const {
   return Result<bool>(table_.holds_mount_point(target.value().path));
 }
 
-Result<Bytes> Sandbox::read(std::string_view text, std::uint64_t cap) const {
+Result<Bytes> Sandbox::read(std::string_view text, std::uint64_t cap, int proc_fd_dir) const {
   auto target = locate(text);
   if (!target) return target.error();
   const Target& t = target.value();
   if (t.at.mount != nullptr) {
     if (auto st = check_read_rules(t, 0); !st) return st.error();
   }
-  auto file = open_file_for_reading(t);
+  auto file = open_file_for_reading(t, proc_fd_dir);
   if (!file) return file.error();
   return read_regular_file(file.value(), std::min(read_limit(t), cap));
 }

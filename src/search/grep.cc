@@ -7,6 +7,7 @@
 #include <thread>
 #include <utility>
 
+#include "fs/fd_io.h"
 #include "search/grep_walk.h"
 #include "search/ignore_rules.h"
 #include "search/line_matcher.h"
@@ -163,7 +164,8 @@ class Search {
     const std::uint64_t room =
         options_.max_bytes > bytes_.load() ? options_.max_bytes - bytes_.load() : 0;
     if (room == 0) return stop(GrepStop::bytes);
-    auto bytes = sandbox_.read(files_[i], std::min<std::uint64_t>(room, sandbox_.max_read_bytes()));
+    auto bytes = sandbox_.read(files_[i], std::min<std::uint64_t>(room, sandbox_.max_read_bytes()),
+                               proc_fd_dir_.get());
     if (!bytes) {
       const Errc code = bytes.error().code;
       if (code == Errc::not_found || code == Errc::not_regular_file || code == Errc::is_directory) {
@@ -196,6 +198,7 @@ class Search {
   const LineMatcher& matcher_;
   const std::vector<std::string>& files_;
   const std::atomic<std::int32_t>* cancel_;
+  const UniqueFd proc_fd_dir_ = open_proc_fd_dir();
   std::vector<std::vector<GrepMatch>> found_;
   std::atomic<std::size_t> next_{0};
   std::atomic<std::size_t> matched_{0};
