@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <new>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -43,29 +44,38 @@ const char* after_value(Context context) {
   return context == Context::map ? "',' or '}'" : "',' or ']'";
 }
 
-// Line and column of offsets met in document order: newlines are counted once, forward.
+// Line and column of offsets met in document order: each newline is looked for once, as the
+// offsets pass it (an offset behind the last one starts over, for errors only).
 class Locator {
  public:
-  explicit Locator(std::string_view text) : text_(text) {}
+  explicit Locator(std::string_view text) : text_(text) { restart(); }
 
   void place(std::size_t offset, std::uint32_t& line, std::uint32_t& column) {
-    if (offset < pos_) pos_ = line_start_ = 0, line_ = 1;
-    for (;;) {
-      const void* nl = std::memchr(text_.data() + pos_, '\n', offset - pos_);
-      if (nl == nullptr) break;
-      pos_ = line_start_ =
-          static_cast<std::size_t>(static_cast<const char*>(nl) - text_.data()) + 1;
+    if (offset < line_start_) restart();
+    while (next_newline_ < offset) {
+      line_start_ = next_newline_ + 1;
       ++line_;
+      next_newline_ = newline_from(line_start_);
     }
-    pos_ = offset;
     line = line_;
     column = to_u32(offset - line_start_ + 1);
   }
 
  private:
+  std::size_t newline_from(std::size_t from) const {
+    const void* nl = std::memchr(text_.data() + from, '\n', text_.size() - from);
+    return nl == nullptr ? SIZE_MAX
+                         : static_cast<std::size_t>(static_cast<const char*>(nl) - text_.data());
+  }
+  void restart() {
+    line_start_ = 0;
+    line_ = 1;
+    next_newline_ = newline_from(0);
+  }
+
   std::string_view text_;
-  std::size_t pos_ = 0;
   std::size_t line_start_ = 0;
+  std::size_t next_newline_ = 0;
   std::uint32_t line_ = 1;
 };
 
@@ -131,7 +141,13 @@ class JsonWalker {
     return next == std::string_view::npos ? closing_bracket() : next + 1;
   }
   std::size_t closing_bracket() const { return text_.size() + 2; }
-  bool at_closing_bracket() { return wrapped_next() >= closing_bracket(); }
+  // After an item: the token that follows it, unless it is the wrapper's closing bracket.
+  bool after_item(const char* expected) {
+    const std::size_t next = wrapped_next();
+    if (next >= closing_bracket()) return fail(text_.size(), expected);
+    last_value_end_ = next - 1;
+    return true;
+  }
   // A container just opened whose closing bracket was the wrapper's.
   bool closed_by_wrapper() { return wrapped_next() > closing_bracket(); }
   bool too_deep(std::size_t offset) {
@@ -158,7 +174,7 @@ class JsonWalker {
   bool build_;
   const char* base_ = nullptr;
   od::document document_;
-  std::size_t last_value_end_ = 0;
+  std::size_t last_value_end_ = 0;  // the token after the last item read
   bool deep_ = false;
   bool whole_text_ = false;
   std::size_t unread_number_ = SIZE_MAX;
@@ -168,12 +184,20 @@ class JsonWalker {
 };
 
 std::optional<ConfigError> JsonWalker::walk(ConfigNode& root) {
-  std::string wrapped;
-  wrapped.reserve(text_.size() + 3 + simdjson::SIMDJSON_PADDING);
-  wrapped.append("[").append(text_).append("\n]");
-  const simdjson::padded_string padded(wrapped);
-  base_ = padded.data();
+  // The wrapped text with simdjson's padding, and a parser sized for it, made anew for each
+  // text: kept per thread, their megabytes would stay with every thread that ever read a large
+  // config, and in a same-run A/B (bench/config_json.cc) keeping them was slower, the tree's
+  // memory being then given back to the system and faulted in again at every read.
   od::parser parser;
+  std::string buffer;
+  const std::size_t length = text_.size() + 3;
+  buffer.resize(length + simdjson::SIMDJSON_PADDING);
+  buffer[0] = '[';
+  std::memcpy(buffer.data() + 1, text_.data(), text_.size());
+  std::memcpy(buffer.data() + 1 + text_.size(), "\n]", 2);
+  base_ = buffer.data();
+  const simdjson::padded_string_view padded(buffer.data(), length, buffer.size());
+  if (parser.allocate(length, kMaxWalkDepth + 2)) throw std::bad_alloc();
   od::array top;
   if (parser.iterate(padded).get(document_) || document_.get_array().get(top)) {
     whole_text_ = true;
@@ -208,7 +232,6 @@ bool JsonWalker::value(od::value v, Node node, const PathLink& path, std::size_t
     case 'n': ok = literal(v, node, at, context); break;
     default: ok = number(v, node, at, context); break;
   }
-  last_value_end_ = next_offset();
   return ok;
 }
 
@@ -246,8 +269,8 @@ bool JsonWalker::map(od::value v, Node node, const PathLink& path, std::size_t d
     od::field f;
     if (std::move(field).get(f)) return structure(Context::map, from);
     if (!entry(f, building(node), path, depth, keys)) return false;
-    if (at_closing_bracket()) return fail(text_.size(), "',' or '}'");
-    from = next_offset();
+    if (!after_item("',' or '}'")) return false;
+    from = last_value_end_;
   }
   return true;
 }
@@ -313,7 +336,7 @@ bool JsonWalker::list(od::value v, Node node, const PathLink& path, std::size_t 
     const PathLink child{&path, {}, index++};
     Node target = building(node) != nullptr ? &node->items.emplace_back() : nullptr;
     if (!value(element, target, child, depth + 1, Context::list)) return false;
-    if (at_closing_bracket()) return fail(text_.size(), "',' or ']'");
+    if (!after_item("',' or ']'")) return false;
   }
   return true;
 }
@@ -326,8 +349,8 @@ bool JsonWalker::string(od::value v, Node node, const PathLink& path, std::size_
     return fail(refusal ? refusal->offset : at, refusal ? refusal->expected : "a value");
   }
   if (!build_) return true;
-  // simdjson has checked UTF-8 already; an escape can still spell NUL.
-  if (const char* problem = text_problem(s)) refuse(error_at(at, path.str(), problem));
+  // simdjson has checked UTF-8 (escapes included) already; an escape can still spell NUL.
+  if (s.find('\0') != std::string_view::npos) refuse(error_at(at, path.str(), text_problem(s)));
   if ((node = building(node)) == nullptr) return true;
   node->kind = NodeKind::string;
   node->text = s;
