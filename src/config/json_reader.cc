@@ -136,7 +136,7 @@ class JsonWalker {
     if (document_.current_location().get(p)) return SIZE_MAX;
     const auto wrapped = static_cast<std::size_t>(p - base_);
     // simdjson stays on a number it refused (one out of a double's range): what follows it.
-    if (wrapped != unread_number_ + 1) return wrapped;
+    if (unread_number_ == SIZE_MAX || wrapped != unread_number_ + 1) return wrapped;
     const std::size_t next = text_.find_first_not_of(" \t\r\n", unread_number_end_);
     return next == std::string_view::npos ? closing_bracket() : next + 1;
   }
