@@ -58,6 +58,17 @@ function probeWithCmake() {
   }
 }
 
+// simdjson comes from the exact-pinned npm package @nozbe/simdjson (a dependency, so a clone's
+// and a dependent's `npm install` both bring it; CMakeLists.txt checks its files' sha256).
+function simdjsonInstalled() {
+  try {
+    require.resolve('@nozbe/simdjson/package.json', { paths: [ROOT] });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function missingPrerequisites() {
   const missing = [];
   if (!onPath('make') && !onPath('ninja')) missing.push('make');
@@ -87,6 +98,11 @@ function main(args) {
     console.error(`mount-sandbox builds on Linux only (it enforces with Linux descriptors), not ${process.platform}.`);
     return 1;
   }
+  if (!simdjsonInstalled()) {
+    console.error('mount-sandbox: cannot build, missing simdjson (the npm package @nozbe/simdjson). ' +
+      'Install the package\'s dependencies first: `npm install`.');
+    return 1;
+  }
   const missing = missingPrerequisites();
   if (missing.length > 0) {
     console.error(`mount-sandbox: cannot build, missing ${missing.join(', ')}. On Debian/Ubuntu install them with:\n` +
@@ -100,4 +116,4 @@ function main(args) {
 
 if (require.main === module) process.exitCode = main(process.argv.slice(2));
 
-module.exports = { missingPrerequisites, installHint };
+module.exports = { missingPrerequisites, installHint, simdjsonInstalled };

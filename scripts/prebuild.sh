@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the prebuilt binaries shipped in the package: prebuilds/linux-<arch>/{mount_sandbox.node,
 # msb-launch} for x64 and arm64, against a Debian 11 sysroot (glibc 2.31) with yaml-cpp and RE2
-# compiled from Debian's source tarball and linked statically, then checks them.
+# compiled from Debian's source tarball and simdjson from its npm package, all linked statically,
+# then checks them.
 #   npm run prebuilds            # both
 #   npm run prebuilds -- arm64   # one
 # (Not "prebuild": npm would run a script of that name before every `npm run build`.)
@@ -27,6 +28,10 @@ yamlcpp_url=$mirror/pool/main/y/yaml-cpp/yaml-cpp_0.7.0+dfsg.orig.tar.xz
 yamlcpp_sha256=dc63708605404e0b963e0ca3a9619d1c8270eda2839603e6fa0384e5e51e5312
 re2_url=$mirror/pool/main/r/re2/re2_20220601+dfsg.orig.tar.xz
 re2_sha256=3bc61251da3b0b97be40a8a127818c517c62516e4eda11fc901d29496663df54
+# simdjson is compiled by the project's own CMake build, from the npm package @nozbe/simdjson in
+# node_modules (`npm install` first), as in the source build: CMakeLists.txt pins and checks it.
+simdjson_version=$(cd "$repo" && node -p "require('@nozbe/simdjson/package.json').version" 2>/dev/null) ||
+  { echo "prebuild: simdjson (@nozbe/simdjson) is not installed: run npm install first" >&2; exit 1; }
 
 die() { echo "prebuild: $*" >&2; exit 1; }
 
@@ -99,10 +104,13 @@ generate_re2_tables() {
 }
 
 # yaml-cpp and RE2 as static, position-independent archives for the target, cached under a
-# key that changes with the toolchain or the pinned sources.
+# key that changes with the toolchain or the pinned sources. simdjson, compiled with the project
+# and not kept here, is in the key all the same: a cache directory names every third-party
+# version the binaries linked with it were made from.
 build_deps() {
   local key prefix work=$cache/deps-build-$1
-  key=$(echo "$yamlcpp_sha256 $re2_sha256" | cat - "$toolchain" "${toolchain%/*}/bullseye-compat.h" |
+  key=$(echo "$yamlcpp_sha256 $re2_sha256 simdjson-$simdjson_version" |
+    cat - "$toolchain" "${toolchain%/*}/bullseye-compat.h" |
     sha256sum | cut -c1-12)
   prefix=$cache/deps-$1-$key
   if [ ! -f "$prefix/.msb-complete" ]; then

@@ -1,380 +1,452 @@
 #include "config/json_reader.h"
 
+#include <simdjson.h>
+
 #include <algorithm>
-#include <charconv>
+#include <cstdint>
+#include <cstring>
 #include <exception>
+#include <new>
 #include <string>
-#include <system_error>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "config/json_refusal.h"
 #include "config/reader_checks.h"
 
 namespace msb {
 namespace {
 
-// JSON: one RFC 8259 parser that builds the located tree as it reads. A text that is not JSON is
-// refused at its first syntax error; only JSON gets its content judged (duplicate keys, depth,
-// NUL, numbers out of range), and the first such problem in document order is reported. It keeps
-// its own stack of open containers instead of recursing, so nesting costs no call stack.
+namespace od = simdjson::ondemand;
 
-// from_chars calls both overflow and underflow out of range; only overflow is refused (a value
-// too small for a double is 0, as it is everywhere else), and only overflow has digits or an
-// exponent that put the number above 1.
-bool overflows(std::string_view number) noexcept {
-  if (!number.empty() && number.front() == '-') number.remove_prefix(1);
-  const std::size_t exp_at = std::min(number.find_first_of("eE"), number.size());
-  const std::string_view mantissa = number.substr(0, exp_at);
-  const std::size_t point = std::min(mantissa.find('.'), mantissa.size());
-  const std::string_view whole = mantissa.substr(0, point);
-  long long magnitude = 0;  // digits before the point, or minus zeros after it
-  const std::size_t whole_digit = whole.find_first_not_of('0');
-  if (whole_digit != std::string_view::npos) {
-    magnitude = static_cast<long long>(whole.size() - whole_digit);
-  } else if (point < mantissa.size()) {
-    const std::size_t fraction_digit = mantissa.find_first_not_of('0', point + 1);
-    magnitude = -static_cast<long long>(std::min(fraction_digit, mantissa.size()) - point - 1);
-  }
-  std::string_view exponent = number.substr(std::min(exp_at + 1, number.size()));
-  const bool negative = !exponent.empty() && exponent.front() == '-';
-  if (!exponent.empty() && (exponent.front() == '-' || exponent.front() == '+')) {
-    exponent.remove_prefix(1);
-  }
-  long long written = 0;
-  for (char c : exponent) written = std::min(written * 10 + (c - '0'), 1'000'000'000LL);
-  return magnitude + (negative ? -written : written) > 0;
-}
-
-bool in_double_range(std::string_view number) noexcept {
-  double value = 0;
-  const auto result = std::from_chars(number.data(), number.data() + number.size(), value);
-  return result.ec != std::errc::result_out_of_range || !overflows(number);
-}
+// simdjson's on-demand parser reads the text; this walks what it reads in document order into the
+// located tree. Every token simdjson hands over points into the text, so a node's line and column
+// follow from its offset, counting newlines once as the walk moves on. simdjson stops at the first
+// token it refuses, which is the first syntax error: json_refusal.h words and places it. Content
+// (duplicate keys, depth, NUL, numbers out of range) is judged as the walk goes, and the first
+// such problem is reported once the whole text has proven to be JSON.
+//
+// The text is read as the one item of an array, "[" text "\n]": every document, a bare scalar
+// too, is then walked alike, and a text that ends early runs into that closing bracket, which
+// is where the error is placed (the end of the text).
 
 // Maps with fewer keys find duplicates by a scan, which beats hashing at config sizes.
 constexpr std::size_t kIndexedKeys = 8;
+// The walk recurses once per level. Past 64 levels only syntax is checked; past this many, only
+// simdjson's verdict is had, without a place.
+constexpr std::size_t kMaxWalkDepth = 2048;
 
-class JsonParser {
+enum class Context { root, map, list };
+
+const char* after_value(Context context) {
+  if (context == Context::root) return "the end of the document";
+  return context == Context::map ? "',' or '}'" : "',' or ']'";
+}
+
+// Line and column of offsets met in document order: each newline is looked for once, as the
+// offsets pass it (an offset behind the last one starts over, for errors only).
+class Locator {
  public:
-  // With `build` false it checks syntax alone: no tree, no depth bound, no checks of content.
-  // Building stops the same way at the first content error, which waits for the syntax verdict.
-  JsonParser(std::string_view text, bool build) : text_(text), build_(build) {}
+  explicit Locator(std::string_view text) : text_(text) { restart(); }
 
-  std::optional<ConfigError> parse(ConfigNode& root);
+  void place(std::size_t offset, std::uint32_t& line, std::uint32_t& column) {
+    if (offset < line_start_) restart();
+    while (next_newline_ < offset) {
+      line_start_ = next_newline_ + 1;
+      ++line_;
+      next_newline_ = newline_from(line_start_);
+    }
+    line = line_;
+    column = to_u32(offset - line_start_ + 1);
+  }
 
  private:
-  struct Open {
-    ConfigNode* node;
-    std::string path;
-    // Keys already used, from kIndexedKeys on.
-    std::unordered_map<std::string, std::size_t> keys;
-  };
-
-  bool at_end() const noexcept { return pos_ >= text_.size(); }
-  char peek() const noexcept { return at_end() ? '\0' : text_[pos_]; }
-  void skip_ws() noexcept;
-  std::uint32_t column_of(std::size_t offset) const noexcept {
-    return to_u32(std::min(offset, text_.size()) - line_start_ + 1);
+  std::size_t newline_from(std::size_t from) const {
+    const void* nl = std::memchr(text_.data() + from, '\n', text_.size() - from);
+    return nl == nullptr ? SIZE_MAX
+                         : static_cast<std::size_t>(static_cast<const char*>(nl) - text_.data());
   }
-  void place(std::uint32_t& line, std::uint32_t& column) const noexcept {
-    line = line_;
-    column = column_of(pos_);
+  void restart() {
+    line_start_ = 0;
+    line_ = 1;
+    next_newline_ = newline_from(0);
   }
-  bool fail_at(std::size_t offset, std::string path, std::string expected) {
-    error_ = ConfigError{line_, column_of(offset), std::move(path), std::move(expected)};
-    return false;
-  }
-  bool fail(const char* expected) { return fail_at(pos_, "", expected); }
-  bool refuse(ConfigError error) {
-    content_error_ = std::move(error);
-    build_ = false;
-    return true;
-  }
-  bool refuse_at(std::size_t offset, std::string path, std::string expected) {
-    return refuse(ConfigError{line_, column_of(offset), std::move(path), std::move(expected)});
-  }
-
-  bool value();
-  bool open(bool is_map);
-  bool after_value();
-  void close();
-  bool next_item();
-  bool key();
-  bool check_key(Open& map, const ConfigEntry& entry);
-  bool scalar();
-  bool string(std::string& out);
-  bool escape(std::string& out);
-  bool unicode_escape(std::size_t backslash, std::string& out);
-  bool hex4(unsigned& out) noexcept;
-  bool number();
-  bool digits();
 
   std::string_view text_;
-  bool build_;
-  std::size_t pos_ = 0;
-  std::uint32_t line_ = 1;
   std::size_t line_start_ = 0;
-  ConfigNode* target_ = nullptr;  // where the next value goes, while building
-  std::string target_path_;
-  bool expect_value_ = true;
-  std::string brackets_;                      // '{' or '[' for each container still open
-  std::vector<Open> open_;                    // the same containers, while building
-  std::string scratch_;                       // the string being read, unescaped
-  std::optional<ConfigError> error_;          // syntax
-  std::optional<ConfigError> content_error_;  // reported only when the syntax is sound
+  std::size_t next_newline_ = 0;
+  std::uint32_t line_ = 1;
 };
 
-void JsonParser::skip_ws() noexcept {
-  for (; !at_end(); ++pos_) {
-    const char c = text_[pos_];
-    if (c == '\n') {
-      ++line_;
-      line_start_ = pos_ + 1;
-    } else if (c != ' ' && c != '\t' && c != '\r') {
-      return;
-    }
-  }
-}
+// A key path, built only when an error needs it.
+struct PathLink {
+  const PathLink* parent;
+  std::string_view key;  // a map's key, or empty for a list's item
+  std::size_t index;
 
-std::optional<ConfigError> JsonParser::parse(ConfigNode& root) {
-  target_ = &root;
-  while (expect_value_ || !brackets_.empty() || !at_end()) {
-    if (!(expect_value_ ? value() : after_value())) return error_;
+  std::string str() const {
+    std::string parent_path = parent == nullptr ? std::string() : parent->str();
+    if (parent == nullptr) return parent_path;
+    return key.data() != nullptr ? key_path_child(parent_path, key)
+                                 : key_path_item(parent_path, index);
   }
-  return content_error_;
-}
+};
 
-// Reads a scalar whole into target_, or opens a container and moves target_ to its first item.
-bool JsonParser::value() {
-  skip_ws();
-  if (build_) place(target_->line, target_->column);
-  expect_value_ = false;
-  const char c = peek();
-  if (c == '{' || c == '[') return open(c == '{');
-  return scalar();
-}
+class JsonWalker {
+ public:
+  JsonWalker(std::string_view text, bool build) : text_(text), locator_(text), build_(build) {}
 
-bool JsonParser::open(bool is_map) {
-  if (build_ && brackets_.size() >= kMaxConfigDepth) {
-    refuse_at(pos_, target_path_, depth_message());
+  // The first syntax error (nullopt if the text is JSON); content() then has the first problem of
+  // content. `deep` is set when the walk stopped at kMaxWalkDepth without an error before it.
+  std::optional<ConfigError> walk(ConfigNode& root);
+  std::optional<ConfigError>& content() { return content_; }
+  bool deep() const { return deep_; }
+  // simdjson's first pass refused the text as a whole: whole_text_error places why.
+  bool whole_text() const { return whole_text_; }
+
+ private:
+  using Node = ConfigNode*;
+  // A map's keys from kIndexedKeys on, with their index in entries.
+  using Keys = std::unordered_map<std::string, std::size_t>;
+
+  bool value(od::value v, Node node, const PathLink& path, std::size_t depth, Context context);
+  bool map(od::value v, Node node, const PathLink& path, std::size_t depth, std::size_t at);
+  bool entry(od::field& field, Node node, const PathLink& path, std::size_t depth, Keys& keys);
+  bool check_key(Node node, const ConfigEntry& entry, const PathLink& path, Keys& keys);
+  bool list(od::value v, Node node, const PathLink& path, std::size_t depth, std::size_t at);
+  bool string(od::value v, Node node, const PathLink& path, std::size_t at);
+  bool literal(od::value v, Node node, std::size_t at, Context context);
+  bool number(od::value v, Node node, std::size_t at, Context context);
+  bool structure(Context context, std::size_t from = 0);
+
+  std::size_t offset_of(const char* p) const {
+    const auto wrapped = static_cast<std::size_t>(p - base_);
+    return std::min(wrapped == 0 ? 0 : wrapped - 1, text_.size());
   }
-  brackets_ += text_[pos_++];
-  if (build_) {
-    target_->kind = is_map ? NodeKind::map : NodeKind::sequence;
-    open_.push_back(Open{target_, std::move(target_path_), {}});
+  // Where the parser stands, as an offset in the text; the end of the text once past it.
+  std::size_t next_offset() {
+    const std::size_t wrapped = wrapped_next();
+    if (wrapped == SIZE_MAX) return text_.size();
+    return std::min(wrapped == 0 ? 0 : wrapped - 1, text_.size());
   }
-  skip_ws();
-  if (peek() == (is_map ? '}' : ']')) {
-    close();
+  // The same in the wrapped text, past its end once the parser is.
+  std::size_t wrapped_next() {
+    const char* p = nullptr;
+    if (document_.current_location().get(p)) return SIZE_MAX;
+    const auto wrapped = static_cast<std::size_t>(p - base_);
+    // simdjson stays on a number it refused (one out of a double's range): what follows it.
+    if (unread_number_ == SIZE_MAX || wrapped != unread_number_ + 1) return wrapped;
+    const std::size_t next = text_.find_first_not_of(" \t\r\n", unread_number_end_);
+    return next == std::string_view::npos ? closing_bracket() : next + 1;
+  }
+  std::size_t closing_bracket() const { return text_.size() + 2; }
+  // After an item: the token that follows it, unless it is the wrapper's closing bracket.
+  bool after_item(const char* expected) {
+    const std::size_t next = wrapped_next();
+    if (next >= closing_bracket()) return fail(text_.size(), expected);
+    last_value_end_ = next - 1;
     return true;
   }
-  return is_map ? key() : next_item();
-}
-
-bool JsonParser::after_value() {
-  skip_ws();
-  if (brackets_.empty()) return at_end() || fail("the end of the document");
-  const bool is_map = brackets_.back() == '{';
-  if (peek() == ',') {
-    ++pos_;
-    return is_map ? key() : next_item();
+  // A container just opened whose closing bracket was the wrapper's.
+  bool closed_by_wrapper() { return wrapped_next() > closing_bracket(); }
+  bool too_deep(std::size_t offset) {
+    deep_ = true;
+    return fail(offset, "valid JSON (nested at most 2048 levels to be placed)");
   }
-  if (peek() != (is_map ? '}' : ']')) return fail(is_map ? "',' or '}'" : "',' or ']'");
-  close();
-  return true;
-}
-
-void JsonParser::close() {
-  ++pos_;
-  brackets_.pop_back();
-  if (build_) open_.pop_back();
-}
-
-bool JsonParser::next_item() {
-  expect_value_ = true;
-  if (!build_) return true;
-  Open& list = open_.back();
-  target_path_ = key_path_item(list.path, list.node->items.size());
-  target_ = &list.node->items.emplace_back();
-  return true;
-}
-
-bool JsonParser::key() {
-  skip_ws();
-  if (peek() != '"') return fail("a string key");
-  ConfigEntry entry;
-  place(entry.line, entry.column);
-  if (!string(scratch_)) return false;
-  skip_ws();
-  if (peek() != ':') return fail("':' after the key");
-  ++pos_;
-  expect_value_ = true;
-  if (!build_) return true;
-  Open& map = open_.back();
-  entry.key = scratch_;
-  if (!check_key(map, entry)) return true;
-  target_path_ = key_path_child(map.path, entry.key);
-  if (map.node->entries.size() >= kIndexedKeys) {
-    map.keys.emplace(entry.key, map.node->entries.size());
+  bool fail(std::size_t offset, const char* expected) {
+    syntax_ = error_at(offset, "", expected);
+    return false;
   }
-  target_ = &map.node->entries.emplace_back(std::move(entry)).value;
+  ConfigError error_at(std::size_t offset, std::string path, std::string expected) {
+    ConfigError e{0, 0, std::move(path), std::move(expected)};
+    locator_.place(offset, e.line, e.column);
+    return e;
+  }
+  // A content problem: the first is kept, and the tree is no longer built.
+  void refuse(ConfigError error) {
+    if (!content_) content_ = std::move(error);
+  }
+  Node building(Node node) const { return content_ ? nullptr : node; }
+
+  std::string_view text_;
+  Locator locator_;
+  bool build_;
+  const char* base_ = nullptr;
+  od::document document_;
+  std::size_t last_value_end_ = 0;  // the token after the last item read
+  bool deep_ = false;
+  bool whole_text_ = false;
+  std::size_t unread_number_ = SIZE_MAX;
+  std::size_t unread_number_end_ = 0;
+  std::optional<ConfigError> syntax_;
+  std::optional<ConfigError> content_;
+};
+
+std::optional<ConfigError> JsonWalker::walk(ConfigNode& root) {
+  // The wrapped text with simdjson's padding, and a parser sized for it, made anew for each
+  // text: kept per thread, their megabytes would stay with every thread that ever read a large
+  // config, and in a same-run A/B (bench/config_json.cc) keeping them was slower, the tree's
+  // memory being then given back to the system and faulted in again at every read.
+  od::parser parser;
+  std::string buffer;
+  const std::size_t length = text_.size() + 3;
+  buffer.resize(length + simdjson::SIMDJSON_PADDING);
+  buffer[0] = '[';
+  std::memcpy(buffer.data() + 1, text_.data(), text_.size());
+  std::memcpy(buffer.data() + 1 + text_.size(), "\n]", 2);
+  base_ = buffer.data();
+  const simdjson::padded_string_view padded(buffer.data(), length, buffer.size());
+  if (parser.allocate(length, kMaxWalkDepth + 2)) throw std::bad_alloc();
+  od::array top;
+  if (parser.iterate(padded).get(document_) || document_.get_array().get(top)) {
+    whole_text_ = true;
+    return std::nullopt;
+  }
+  const PathLink path{nullptr, {}, 0};
+  const std::size_t first = std::min(text_.find_first_not_of(" \t\r\n"), text_.size());
+  for (auto item : top) {
+    od::value v;
+    if (std::move(item).get(v)) return error_at(first, "", "a value");
+    if (!value(v, build_ ? &root : nullptr, path, 0, Context::root)) {
+      return syntax_;
+    }
+    if (next_offset() < text_.size()) return error_at(next_offset(), "", "the end of the document");
+    return std::nullopt;
+  }
+  return error_at(std::min(first, text_.size()), "", "a value");
+}
+
+bool JsonWalker::value(od::value v, Node node, const PathLink& path, std::size_t depth,
+                       Context context) {
+  const std::size_t at = offset_of(v.raw_json_token().data());
+  if (at >= text_.size()) return fail(text_.size(), "a value");
+  if (node != nullptr) locator_.place(at, node->line, node->column);
+  bool ok = true;
+  switch (text_[at]) {
+    case '{': ok = map(v, node, path, depth, at); break;
+    case '[': ok = list(v, node, path, depth, at); break;
+    case '"': ok = string(v, node, path, at); break;
+    case 't':
+    case 'f':
+    case 'n': ok = literal(v, node, at, context); break;
+    default: ok = number(v, node, at, context); break;
+  }
+  return ok;
+}
+
+// After a token simdjson refused between a container's items: what was missing, by what the
+// last token before it was.
+bool JsonWalker::structure(Context context, std::size_t from) {
+  const std::size_t at = next_offset();
+  const std::size_t before = text_.find_last_not_of(" \t\r\n", at == 0 ? 0 : at - 1);
+  const char last = before == std::string_view::npos || at == 0 ? '[' : text_[before];
+  if (context == Context::list)
+    return fail(at, last == '[' || last == ',' ? "a value" : "',' or ']'");
+  if (last == '{' || last == ',') return fail(at, "a string key");
+  if (last == ':') return fail(at, "a value");
+  if (last == '"' && at != last_value_end_) {
+    // A key simdjson has not unescaped yet: a bad escape in it comes first.
+    if (auto refusal = escape_refusal(text_, from, before)) {
+      return fail(refusal->offset, refusal->expected);
+    }
+    return fail(at, "':' after the key");
+  }
+  return fail(at, "',' or '}'");
+}
+
+bool JsonWalker::map(od::value v, Node node, const PathLink& path, std::size_t depth,
+                     std::size_t at) {
+  if (depth >= kMaxWalkDepth) return too_deep(at);
+  if (depth >= kMaxConfigDepth && build_) refuse(error_at(at, path.str(), depth_message()));
+  od::object object;
+  if (v.get_object().get(object)) return structure(Context::map, at);
+  if (closed_by_wrapper()) return fail(text_.size(), "a string key");
+  if ((node = building(node)) != nullptr) node->kind = NodeKind::map;
+  Keys keys;
+  std::size_t from = at;  // where the next key's token starts, or the comma before it
+  for (auto field : object) {
+    od::field f;
+    if (std::move(field).get(f)) return structure(Context::map, from);
+    if (!entry(f, building(node), path, depth, keys)) return false;
+    if (!after_item("',' or '}'")) return false;
+    from = last_value_end_;
+  }
   return true;
 }
 
-// Errors about a key point at the key, on a line that may already be behind the parser.
-bool JsonParser::check_key(Open& map, const ConfigEntry& entry) {
-  std::vector<ConfigEntry>& entries = map.node->entries;
-  const auto at_key = [&](std::string path, std::string expected) {
-    return !refuse(ConfigError{entry.line, entry.column, std::move(path), std::move(expected)});
-  };
-  if (const char* problem = text_problem(entry.key)) return at_key(map.path, problem);
+bool JsonWalker::entry(od::field& field, Node node, const PathLink& path, std::size_t depth,
+                       Keys& keys) {
+  const std::string_view raw = field.key_raw_json_token();
+  const std::size_t key_at = offset_of(raw.data());
+  std::string_view key;
+  if (field.unescaped_key(false).get(key)) {
+    const auto refusal = escape_refusal(text_, key_at, key_at + raw.size());
+    return fail(refusal ? refusal->offset : key_at, refusal ? refusal->expected : "a string key");
+  }
+  ConfigEntry* stored = nullptr;
+  if (node != nullptr) {
+    ConfigEntry entry;
+    entry.key = key;
+    locator_.place(key_at, entry.line, entry.column);
+    if (check_key(node, entry, path, keys)) stored = &node->entries.emplace_back(std::move(entry));
+  }
+  const PathLink child{&path, stored != nullptr ? std::string_view(stored->key) : key, 0};
+  return value(field.value(), building(stored != nullptr ? &stored->value : nullptr), child,
+               depth + 1, Context::map);
+}
+
+// Errors about a key point at the key.
+bool JsonWalker::check_key(Node node, const ConfigEntry& entry, const PathLink& path, Keys& keys) {
+  if (const char* problem = text_problem(entry.key)) {
+    refuse(ConfigError{entry.line, entry.column, path.str(), problem});
+    return false;
+  }
+  const std::vector<ConfigEntry>& entries = node->entries;
   if (entries.size() == kIndexedKeys) {
-    for (std::size_t i = 0; i < entries.size(); ++i) map.keys.emplace(entries[i].key, i);
+    for (std::size_t i = 0; i < entries.size(); ++i) keys.emplace(entries[i].key, i);
   }
   const ConfigEntry* first = nullptr;
   if (entries.size() >= kIndexedKeys) {
-    if (auto it = map.keys.find(entry.key); it != map.keys.end()) first = &entries[it->second];
+    const auto [it, added] = keys.emplace(entry.key, entries.size());
+    if (!added) first = &entries[it->second];
   } else {
     const auto it = std::find_if(entries.begin(), entries.end(),
                                  [&](const ConfigEntry& e) { return e.key == entry.key; });
     if (it != entries.end()) first = &*it;
   }
   if (first == nullptr) return true;
-  return at_key(key_path_child(map.path, entry.key), duplicate_key_message(*first));
+  refuse(ConfigError{entry.line, entry.column, key_path_child(path.str(), entry.key),
+                     duplicate_key_message(*first)});
+  return false;
 }
 
-bool JsonParser::scalar() {
-  const char c = peek();
-  const std::size_t start = pos_;
-  if (c == '"') {
-    if (!string(scratch_)) return false;
-    if (!build_) return true;
-    // The reader has checked UTF-8 already; an escape can still spell NUL.
-    if (const char* problem = text_problem(scratch_)) {
-      return refuse_at(start, target_path_, problem);
-    }
-    target_->kind = NodeKind::string;
-    target_->text = scratch_;
-    return true;
-  }
-  if (c == '-' || is_dec(c)) return number();
-  for (std::string_view word : {"true", "false", "null"}) {
-    if (text_.substr(pos_, word.size()) != word) continue;
-    pos_ += word.size();
-    if (build_ && word != "null") {
-      target_->kind = NodeKind::boolean;
-      target_->boolean = word == "true";
-      target_->text = word;
-    }
-    return true;
-  }
-  return fail("a value");
-}
-
-bool JsonParser::string(std::string& out) {
-  const std::size_t open = pos_++;
-  out.clear();
-  while (!at_end()) {
-    const std::size_t plain = pos_;
-    while (!at_end()) {
-      const auto c = static_cast<unsigned char>(text_[pos_]);
-      if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) break;
-      ++pos_;
-    }
-    out.append(text_.substr(plain, pos_ - plain));
-    if (at_end()) break;
-    const char c = text_[pos_];
-    if (c == '"') {
-      ++pos_;
-      return true;
-    }
-    if (c == '\\') {
-      if (!escape(out)) return false;
-      continue;
-    }
-    if (static_cast<unsigned char>(c) < 0x20) return fail("no control characters in a string");
-    const std::size_t len = utf8_length_at(text_, pos_);
-    if (len == 0) return fail("well-formed UTF-8");
-    out.append(text_.substr(pos_, len));
-    pos_ += len;
-  }
-  return fail_at(open, "", "a closing quote for this string");
-}
-
-bool JsonParser::escape(std::string& out) {
-  const std::size_t backslash = pos_++;
-  const char c = peek();
-  if (c == 'u') return unicode_escape(backslash, out);
-  constexpr std::string_view kEscaped = "\"\\/bfnrt";
-  constexpr std::string_view kMeaning = "\"\\/\b\f\n\r\t";
-  const std::size_t which = kEscaped.find(c);
-  if (at_end() || which == std::string_view::npos) {
-    return fail_at(backslash, "", "a valid escape sequence");
-  }
-  out += kMeaning[which];
-  ++pos_;
-  return true;
-}
-
-bool JsonParser::hex4(unsigned& out) noexcept {
-  if (text_.size() - pos_ < 4) return false;
-  out = 0;
-  for (int i = 0; i < 4; ++i) {
-    const char c = text_[pos_++];
-    if (!is_hex(c)) return false;
-    out = out * 16 + (is_dec(c) ? unsigned(c - '0') : unsigned((c | 0x20) - 'a' + 10));
+bool JsonWalker::list(od::value v, Node node, const PathLink& path, std::size_t depth,
+                      std::size_t at) {
+  if (depth >= kMaxWalkDepth) return too_deep(at);
+  if (depth >= kMaxConfigDepth && build_) refuse(error_at(at, path.str(), depth_message()));
+  od::array array;
+  if (v.get_array().get(array)) return structure(Context::list);
+  if (closed_by_wrapper()) return fail(text_.size(), "a value");
+  if ((node = building(node)) != nullptr) node->kind = NodeKind::sequence;
+  std::size_t index = 0;
+  for (auto item : array) {
+    od::value element;
+    if (std::move(item).get(element)) return structure(Context::list);
+    const PathLink child{&path, {}, index++};
+    Node target = building(node) != nullptr ? &node->items.emplace_back() : nullptr;
+    if (!value(element, target, child, depth + 1, Context::list)) return false;
+    if (!after_item("',' or ']'")) return false;
   }
   return true;
 }
 
-// After "\u": four hex digits, and surrogates only as a high-low pair, which is one code point.
-bool JsonParser::unicode_escape(std::size_t backslash, std::string& out) {
-  ++pos_;
-  unsigned unit = 0;
-  const auto bad = [&] { return fail_at(backslash, "", "a valid \\u escape"); };
-  if (!hex4(unit) || (unit >= 0xDC00 && unit <= 0xDFFF)) return bad();
-  if (unit < 0xD800 || unit > 0xDBFF) {
-    append_utf8(out, unit);
-    return true;
-  }
-  unsigned low = 0;
-  if (text_.substr(pos_, 2) != "\\u") return bad();
-  pos_ += 2;
-  if (!hex4(low) || low < 0xDC00 || low > 0xDFFF) return bad();
-  append_utf8(out, 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00));
-  return true;
-}
-
-bool JsonParser::digits() {
-  if (!is_dec(peek())) return fail("a digit");
-  while (is_dec(peek())) ++pos_;
-  return true;
-}
-
-bool JsonParser::number() {
-  const std::size_t start = pos_;
-  if (peek() == '-') ++pos_;
-  if (peek() == '0') {
-    ++pos_;
-  } else if (!digits()) {
-    return false;
-  }
-  if (peek() == '.') {
-    ++pos_;
-    if (!digits()) return false;
-  }
-  if (peek() == 'e' || peek() == 'E') {
-    ++pos_;
-    if (peek() == '+' || peek() == '-') ++pos_;
-    if (!digits()) return false;
+bool JsonWalker::string(od::value v, Node node, const PathLink& path, std::size_t at) {
+  std::string_view s;
+  if (v.get_string().get(s)) {
+    const std::string_view raw = v.raw_json_token();
+    const auto refusal = escape_refusal(text_, at, at + raw.size());
+    return fail(refusal ? refusal->offset : at, refusal ? refusal->expected : "a value");
   }
   if (!build_) return true;
-  const std::string_view written = text_.substr(start, pos_ - start);
-  if (!in_double_range(written)) return refuse_at(start, "", "valid JSON (a number in range)");
-  target_->kind = NodeKind::number;
-  target_->text = written;
+  // simdjson has checked UTF-8 (escapes included) already; an escape can still spell NUL.
+  if (s.find('\0') != std::string_view::npos) refuse(error_at(at, path.str(), text_problem(s)));
+  if ((node = building(node)) == nullptr) return true;
+  node->kind = NodeKind::string;
+  node->text = s;
   return true;
+}
+
+bool JsonWalker::literal(od::value v, Node node, std::size_t at, Context context) {
+  const char c = text_[at];
+  const std::string_view word = c == 't' ? "true" : c == 'f' ? "false" : "null";
+  bool flag = false;
+  const bool ok = c == 'n' ? !v.is_null().get(flag) && flag : !v.get_bool().get(flag);
+  if (!ok) {
+    // simdjson reads "false/" as one refused token, where it is "false" and then junk.
+    if (text_.substr(at, word.size()) == word) return fail(at + word.size(), after_value(context));
+    return fail(at, "a value");
+  }
+  if (node != nullptr && c != 'n') {
+    node->kind = NodeKind::boolean;
+    node->boolean = flag;
+    node->text = word;
+  }
+  return true;
+}
+
+bool JsonWalker::number(od::value v, Node node, std::size_t at, Context context) {
+  const char c = text_[at];
+  if (c != '-' && !is_dec(c)) return fail(at, "a value");
+  double unused = 0;
+  std::string_view written = v.raw_json_token();
+  written = written.substr(0, written.find_last_not_of(" \t\r\n") + 1);
+  if (v.get_double().get(unused)) {
+    const JsonRefusal end = number_end(text_, at);
+    written = text_.substr(at, end.offset - at);
+    if (*end.expected != '\0') return fail(end.offset, end.expected);
+    const std::size_t token_end = text_.find_first_of(" \t\r\n,]}", at);
+    if (end.offset < std::min(token_end, text_.size())) {
+      return fail(end.offset, after_value(context));
+    }
+    unread_number_ = at;
+    unread_number_end_ = end.offset;
+    if (number_overflows(written)) {
+      if (build_) refuse(error_at(at, "", "valid JSON (a number in range)"));
+      return true;
+    }
+  }
+  if ((node = building(node)) == nullptr) return true;
+  node->kind = NodeKind::number;
+  node->text = written;
+  return true;
+}
+
+// What simdjson's first pass refuses as a whole, placed: unless the text before it is already
+// not JSON, the first bad byte, or where the string holding it starts when no string may start
+// there.
+std::optional<ConfigError> whole_text_error(std::string_view text) {
+  const auto found = whole_text_refusal(text);
+  if (!found) return std::nullopt;
+  const JsonRefusal problem = found->refusal;
+  const bool in_string = found->string_start != std::string_view::npos;
+  const std::size_t stop = in_string ? found->string_start : problem.offset;
+  const std::string_view before = text.substr(0, stop);
+  ConfigNode unused;
+  JsonWalker walker(before, false);
+  std::optional<ConfigError> earlier = walker.walk(unused);
+  const ConfigError at_problem = error_at_offset(text, problem.offset, problem.expected);
+  if (!earlier) return error_at_offset(text, stop, "the end of the document");
+  const ConfigError at_stop = error_at_offset(text, stop, "");
+  if (earlier->line != at_stop.line || earlier->column != at_stop.column) return earlier;
+  if (!in_string) return earlier;
+  if (earlier->expected != "a value" && earlier->expected != "a string key") return earlier;
+  const bool open_string = problem.offset == found->string_start;
+  if (auto escape = escape_refusal(text, stop, open_string ? text.size() : problem.offset)) {
+    return error_at_offset(text, escape->offset, escape->expected);
+  }
+  return at_problem;
+}
+
+std::optional<ConfigError> syntax_error(std::string_view text, ConfigNode& root, bool build,
+                                        std::optional<ConfigError>* content) {
+  JsonWalker walker(text, build);
+  auto error = walker.walk(root);
+  if (walker.whole_text()) {
+    error = whole_text_error(text);
+    if (!error) error = error_at_offset(text, 0, "a value");  // simdjson refused, unplaced
+  }
+  if (walker.deep()) {
+    // Nested past what the walk follows: simdjson's own verdict, placed at the level the walk
+    // stopped at when it is not JSON. A config is refused for its depth all the same.
+    simdjson::dom::parser dom;
+    const simdjson::padded_string padded(text);
+    simdjson::dom::element unused;
+    const bool json = !dom.allocate(text.size(), text.size()) && !dom.parse(padded).get(unused);
+    if (json || walker.content()) error.reset();
+  }
+  if (content != nullptr) *content = std::move(walker.content());
+  return error;
 }
 
 }  // namespace
@@ -384,7 +456,9 @@ Result<ConfigNode, ConfigError> parse_json(std::string_view text) {
   if (auto e = check_size(text)) return *e;
   try {
     ConfigNode root;
-    if (auto e = JsonParser(text, true).parse(root)) return *e;
+    std::optional<ConfigError> content;
+    if (auto e = syntax_error(text, root, true, &content)) return *e;
+    if (content) return *content;
     return root;
   } catch (const std::exception&) {  // allocation failure
     return ConfigError{0, 0, "", "a config small enough to parse"};
@@ -393,7 +467,7 @@ Result<ConfigNode, ConfigError> parse_json(std::string_view text) {
 
 std::optional<ConfigError> json_syntax_error(std::string_view text) {
   ConfigNode unused;
-  return JsonParser(strip_bom(text), false).parse(unused);
+  return syntax_error(strip_bom(text), unused, false, nullptr);
 }
 
 }  // namespace msb

@@ -1,5 +1,5 @@
-// The JSON reader for config files: one RFC 8259 parser that builds the located tree of
-// config_tree.h as it reads.
+// The JSON reader for config files: simdjson's on-demand parser, walked into the located tree of
+// config_tree.h.
 #pragma once
 
 #include <optional>
@@ -17,8 +17,9 @@ namespace msb {
 Result<ConfigNode, ConfigError> parse_json(std::string_view text);
 
 // The first place where `text` is not JSON (RFC 8259), without regard to size, depth or content:
-// parse_json's own parser checking syntax alone. parse_json reports this error, when there is
-// one, before any about content (duplicate keys, NUL, depth, numbers out of range).
+// parse_json's walk checking syntax alone. parse_json reports this error, when there is one,
+// before any about content (duplicate keys, NUL, depth, numbers out of range). Past 2048 levels
+// of nesting the walk stops: simdjson's verdict is had there, placed at the level it stopped at.
 std::optional<ConfigError> json_syntax_error(std::string_view text);
 
 }  // namespace msb

@@ -1,6 +1,5 @@
-// The JSON reader for the exec policy: a strict RFC 8259 parser into a small tree. The launcher
-// has its own because it starts once per command: a parser it links statically keeps it from
-// loading a shared JSON library (and the shared libstdc++ that library needs) at every start.
+// The exec policy as a small tree, read by simdjson. simdjson is linked statically, as the whole
+// launcher is: it starts once per command, and loading no shared library keeps that start short.
 #pragma once
 
 #include <optional>
@@ -23,8 +22,9 @@ struct PolicyValue {
   std::optional<unsigned long long> unsigned_number() const;
 };
 
-// One JSON value with nothing but whitespace after it. nullopt for any syntax error, ill-formed
-// UTF-8 (in strings or escapes: lone surrogates are refused) or nesting deeper than 16.
+// One JSON object or array with nothing but whitespace after it (a policy is an object; a bare
+// scalar is no policy). nullopt for any syntax error, ill-formed UTF-8 (in strings or escapes:
+// lone surrogates are refused), a number out of a double's range or nesting deeper than 16.
 // Duplicate keys are kept, for the caller to judge.
 std::optional<PolicyValue> parse_policy_json(std::string_view text);
 
