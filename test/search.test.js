@@ -194,4 +194,17 @@ describe('the sandbox\'s rules hold while it searches', () => {
     expect(capped.truncated).toBe('results');
     expect(capped.matches.map((m) => m.path)).toEqual(Array(10).fill('/many/f0.txt'));
   });
+
+  test('results come in the order of their whole paths while the walk streams them, a cap keeping the first', async () => {
+    // Directory and file names that sort differently alone and as paths: "a" < "a.txt", but
+    // "/order/a.txt" < "/order/a/z" ('.' before '/'), and "a-b" sorts before both.
+    for (const rel of ['a/z', 'a.txt', 'a-b', 'a0', 'b/a', 'a/y/x', 'A']) write(`order/${rel}`, 'needle\n');
+    const sb = ms.createMountSandbox({ root });
+    const all = await sb.grep('needle', { path: '/order' });
+    const paths = all.matches.map((m) => m.path);
+    expect(paths).toEqual([...paths].sort());
+    expect(paths).toEqual(['/order/A', '/order/a-b', '/order/a.txt', '/order/a/y/x', '/order/a/z', '/order/a0', '/order/b/a']);
+    const capped = await sb.grep('needle', { path: '/order', maxResults: 3 });
+    expect(capped.matches.map((m) => m.path)).toEqual(paths.slice(0, 3));
+  });
 });

@@ -3,7 +3,11 @@
 #include <time.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <mutex>
+#include <optional>
 #include <thread>
 #include <utility>
 
@@ -14,6 +18,10 @@
 
 namespace msb {
 namespace {
+
+bool cancelled_by(const std::atomic<std::int32_t>* cancel) {
+  return cancel != nullptr && cancel->load(std::memory_order_relaxed) != 0;
+}
 
 std::uint64_t thread_cpu_ns() {
   timespec ts{};
@@ -91,33 +99,92 @@ std::vector<GrepMatch> matches_in(const std::string& path, std::string_view text
   return out;
 }
 
-// The files searched by several threads, each taking the next file; what each found is kept by
-// file index, so the result is in path order whatever the threads' order.
+// The files a walk hands over, in path order, taken one at a time by the search's threads. A
+// deque, so that a path or a result slot stays where it is while more are added.
+class FileQueue {
+ public:
+  void add(std::string path) {
+    {
+      std::lock_guard lock(mutex_);
+      paths_.push_back(std::move(path));
+      found_.emplace_back();
+    }
+    ready_.notify_one();
+  }
+  void close() {
+    {
+      std::lock_guard lock(mutex_);
+      closed_ = true;
+    }
+    ready_.notify_all();
+  }
+  // The next file's index; nullopt once the walk has ended and every file was taken.
+  std::optional<std::size_t> take() {
+    std::unique_lock lock(mutex_);
+    ready_.wait(lock, [this] { return next_ < paths_.size() || closed_; });
+    if (next_ == paths_.size()) return std::nullopt;
+    return next_++;
+  }
+  const std::string& path(std::size_t i) {
+    std::lock_guard lock(mutex_);
+    return paths_[i];
+  }
+  std::vector<GrepMatch>& found(std::size_t i) {
+    std::lock_guard lock(mutex_);
+    return found_[i];
+  }
+  // Once every thread has ended.
+  std::deque<std::vector<GrepMatch>>& all_found() { return found_; }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<std::string> paths_;
+  std::deque<std::vector<GrepMatch>> found_;
+  std::size_t next_ = 0;
+  bool closed_ = false;
+};
+
+// The files searched by several threads while the walk still finds them, each thread taking the
+// next file; what each found is kept by file index, so the result is in path order whatever the
+// threads' order.
 class Search {
  public:
   Search(const Sandbox& sandbox, const GrepOptions& options, const LineMatcher& matcher,
-         const std::vector<std::string>& files, const std::atomic<std::int32_t>* cancel)
-      : sandbox_(sandbox),
-        options_(options),
-        matcher_(matcher),
-        files_(files),
-        cancel_(cancel),
-        found_(files.size()) {}
-
-  GrepResult run() {
+         const std::atomic<std::int32_t>* cancel)
+      : sandbox_(sandbox), options_(options), matcher_(matcher), cancel_(cancel) {
     unsigned threads = options_.threads ? options_.threads : std::thread::hardware_concurrency();
     threads = std::max(1u, std::min<unsigned>(threads, 16));
-    std::vector<std::thread> helpers;
-    for (unsigned i = 1; i < threads && i < files_.size(); ++i)
-      helpers.emplace_back([this] { work(); });
+    for (unsigned i = 0; i < threads; ++i) helpers_.emplace_back([this] { work(); });
+  }
+  Search(const Search&) = delete;
+  Search& operator=(const Search&) = delete;
+  ~Search() { join(); }
+
+  // false once the search has stopped (a bound, a cancellation): the walk need go no further.
+  bool add(std::string path) {
+    if (stop_.load() != GrepStop::none) return false;
+    queue_.add(std::move(path));
+    return true;
+  }
+
+  // After the last add(): this thread helps with what is left, then every thread is joined.
+  void join() {
+    queue_.close();
+    if (helpers_.empty()) return;
     work();
-    for (auto& t : helpers) t.join();
+    for (auto& t : helpers_) t.join();
+    helpers_.clear();
+  }
+
+  GrepResult finish() {
+    join();
     GrepResult out;
     out.files_searched = searched_.load();
     out.bytes_searched = bytes_.load();
     out.skipped_binary = binary_.load();
     out.skipped_refused = refused_.load();
-    for (auto& per_file : found_) {
+    for (auto& per_file : queue_.all_found()) {
       for (auto& m : per_file) {
         if (out.matches.size() >= options_.max_results) {
           out.stopped = GrepStop::results;
@@ -147,9 +214,9 @@ class Search {
         stop(GrepStop::cancelled);
       }
       if (stop_.load() != GrepStop::none) break;
-      const std::size_t i = next_.fetch_add(1);
-      if (i >= files_.size()) break;
-      search_file(i);
+      const auto i = queue_.take();
+      if (!i) break;
+      search_file(queue_.path(*i), queue_.found(*i));
       if (n % kCpuCheckFiles == 0) {
         const std::uint64_t now = thread_cpu_ns();
         const std::uint64_t spent = cpu_ns_.fetch_add(now - since) + (now - since);
@@ -160,11 +227,11 @@ class Search {
     cpu_ns_.fetch_add(thread_cpu_ns() - since);
   }
 
-  void search_file(std::size_t i) {
+  void search_file(const std::string& path, std::vector<GrepMatch>& found) {
     const std::uint64_t room =
         options_.max_bytes > bytes_.load() ? options_.max_bytes - bytes_.load() : 0;
     if (room == 0) return stop(GrepStop::bytes);
-    auto bytes = sandbox_.read(files_[i], std::min<std::uint64_t>(room, sandbox_.max_read_bytes()),
+    auto bytes = sandbox_.read(path, std::min<std::uint64_t>(room, sandbox_.max_read_bytes()),
                                proc_fd_dir_.get());
     if (!bytes) {
       const Errc code = bytes.error().code;
@@ -186,8 +253,8 @@ class Search {
       return;
     }
     const std::size_t limit = options_.max_results + 1;
-    found_[i] = matches_in(files_[i], text, matcher_, options_, limit);
-    if (matched_.fetch_add(found_[i].size()) + found_[i].size() > options_.max_results) {
+    found = matches_in(path, text, matcher_, options_, limit);
+    if (matched_.fetch_add(found.size()) + found.size() > options_.max_results) {
       // Enough for the reply; files before this one may still add theirs, in order.
       stop(GrepStop::results);
     }
@@ -196,11 +263,9 @@ class Search {
   const Sandbox& sandbox_;
   const GrepOptions& options_;
   const LineMatcher& matcher_;
-  const std::vector<std::string>& files_;
   const std::atomic<std::int32_t>* cancel_;
   const UniqueFd proc_fd_dir_ = open_proc_fd_dir();
-  std::vector<std::vector<GrepMatch>> found_;
-  std::atomic<std::size_t> next_{0};
+  FileQueue queue_;
   std::atomic<std::size_t> matched_{0};
   std::atomic<std::uint64_t> bytes_{0};
   std::atomic<std::uint64_t> cpu_ns_{0};
@@ -208,6 +273,7 @@ class Search {
   std::atomic<std::uint64_t> binary_{0};
   std::atomic<std::uint64_t> refused_{0};
   std::atomic<GrepStop> stop_{GrepStop::none};
+  std::vector<std::thread> helpers_;  // last: they start once every other member exists
 };
 
 }  // namespace
@@ -245,16 +311,18 @@ Result<GrepResult> grep(const Sandbox& sandbox, std::string_view dir, const Grep
   const std::string root = parsed.value().str();
   auto info = sandbox.stat(root);
   if (!info) return info.error();
+  Search search(sandbox, bounded, matcher.value(), cancel);
   WalkResult walked;
   if (info.value().is_directory) {
-    auto listed = files_to_search(sandbox, root, filters, cancel);
-    if (!listed) return listed.error();
-    walked = std::move(listed.value());
+    auto sink = [&search](std::string path) { return search.add(std::move(path)); };
+    auto listed = walk_files(sandbox, root, filters, cancel, sink);
+    if (!listed) return listed.error();  // ~Search joins its threads
+    walked = listed.value();
   } else {
-    walked.files.push_back(root);
+    search.add(root);
   }
-  GrepResult result = Search(sandbox, bounded, matcher.value(), walked.files, cancel).run();
-  if (walked.cancelled)
+  GrepResult result = search.finish();
+  if (walked.cancelled && cancelled_by(cancel))
     result.stopped = GrepStop::cancelled;
   else if (walked.stopped_entries && result.stopped == GrepStop::none)
     result.stopped = GrepStop::entries;

@@ -28,15 +28,18 @@ bool cancelled(const std::atomic<std::int32_t>* cancel) {
 class Walk {
  public:
   Walk(const Sandbox& sandbox, const WalkFilters& filters, std::string root,
-       const std::atomic<std::int32_t>* cancel)
-      : sandbox_(sandbox), filters_(filters), root_(std::move(root)), cancel_(cancel) {}
+       const std::atomic<std::int32_t>* cancel, const FileSink& sink)
+      : sandbox_(sandbox),
+        filters_(filters),
+        root_(std::move(root)),
+        cancel_(cancel),
+        sink_(sink) {}
 
   Result<WalkResult> run() {
     if (filters_.ignore_files) load_ancestors();
     in_repo_ = repo_above_;
     if (auto st = visit(root_, in_repo_); !st) return st.error();
-    std::sort(out_.files.begin(), out_.files.end());
-    return std::move(out_);
+    return out_;
   }
 
  private:
@@ -124,35 +127,54 @@ class Walk {
       in_repo = in_repo || repo_here;
       push_layers(dir, in_repo);
     }
-    std::sort(entries.begin(), entries.end(),
-              [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
+    resolve_types(dir, entries);
+    // A directory sorts as its name and a slash, so that everything below it comes out where its
+    // paths sort: the files reach the sink in the order of their whole paths.
+    std::sort(entries.begin(), entries.end(), in_path_order);
     for (const DirEntry& e : entries) {
       if (e.name == ".git" || out_.stopped_entries || out_.cancelled) continue;
       const std::string path = child_of(dir, e.name);
-      sys::EntryType type = e.type;
-      if (type == sys::EntryType::unknown) {
-        auto info = sandbox_.stat(path);
-        if (!info) continue;
-        type = info.value().is_directory ? sys::EntryType::directory
-               : info.value().is_file    ? sys::EntryType::file
-                                         : sys::EntryType::other;
-      }
-      if (type == sys::EntryType::directory) {
+      if (e.type == sys::EntryType::directory) {
         if (!passed_over(path, e.name, true)) {
           if (auto st = visit(path, in_repo); !st) return st;
         }
-      } else if (type == sys::EntryType::file && !passed_over(path, e.name, false)) {
-        out_.files.push_back(path);
+      } else if (e.type == sys::EntryType::file && !passed_over(path, e.name, false)) {
+        if (!sink_(path)) out_.cancelled = true;
       }
     }
     layers_.resize(depth_layers);
     return ok_status();
   }
 
+  // As std::string's < on the names, a directory's with a slash after it (bytes compared
+  // unsigned, as std::string compares), without making those strings.
+  static bool in_path_order(const DirEntry& a, const DirEntry& b) {
+    const std::size_t common = std::min(a.name.size(), b.name.size());
+    if (const int c = a.name.compare(0, common, b.name, 0, common); c != 0) return c < 0;
+    const auto after = [common](const DirEntry& e) -> int {
+      if (common < e.name.size()) return static_cast<unsigned char>(e.name[common]);
+      return e.type == sys::EntryType::directory ? '/' : -1;
+    };
+    return after(a) < after(b);
+  }
+
+  // Entries the directory gave no type for, asked of the sandbox (gone ones become `other`).
+  void resolve_types(const std::string& dir, std::vector<DirEntry>& entries) const {
+    for (DirEntry& e : entries) {
+      if (e.type != sys::EntryType::unknown) continue;
+      auto info = sandbox_.stat(child_of(dir, e.name));
+      e.type = !info                       ? sys::EntryType::other
+               : info.value().is_directory ? sys::EntryType::directory
+               : info.value().is_file      ? sys::EntryType::file
+                                           : sys::EntryType::other;
+    }
+  }
+
   const Sandbox& sandbox_;
   const WalkFilters& filters_;
   std::string root_;
   const std::atomic<std::int32_t>* cancel_;
+  const FileSink& sink_;
   std::vector<IgnoreLayer> layers_;
   bool repo_above_ = false;
   bool in_repo_ = false;
@@ -162,10 +184,10 @@ class Walk {
 
 }  // namespace
 
-Result<WalkResult> files_to_search(const Sandbox& sandbox, const std::string& dir,
-                                   const WalkFilters& filters,
-                                   const std::atomic<std::int32_t>* cancel) {
-  return Walk(sandbox, filters, dir, cancel).run();
+Result<WalkResult> walk_files(const Sandbox& sandbox, const std::string& dir,
+                              const WalkFilters& filters, const std::atomic<std::int32_t>* cancel,
+                              const FileSink& sink) {
+  return Walk(sandbox, filters, dir, cancel, sink).run();
 }
 
 }  // namespace msb

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,13 +28,17 @@ struct WalkFilters {
 };
 
 struct WalkResult {
-  std::vector<std::string> files;  // virtual paths, sorted
   bool stopped_entries = false;
-  bool cancelled = false;
+  bool cancelled = false;  // by `cancel`, or by the sink asking to stop
 };
 
-Result<WalkResult> files_to_search(const Sandbox& sandbox, const std::string& dir,
-                                   const WalkFilters& filters,
-                                   const std::atomic<std::int32_t>* cancel);
+// Called with each file to search (a virtual path) as the walk finds it; false stops the walk.
+using FileSink = std::function<bool(std::string)>;
+
+// Walks `dir`, handing files to `sink` in path order (byte order of the whole virtual path), so
+// that a search can start on the first ones while the walk goes on.
+Result<WalkResult> walk_files(const Sandbox& sandbox, const std::string& dir,
+                              const WalkFilters& filters, const std::atomic<std::int32_t>* cancel,
+                              const FileSink& sink);
 
 }  // namespace msb
