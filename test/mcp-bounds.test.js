@@ -8,7 +8,7 @@
 const fs = require('fs');
 const path = require('path');
 const { makeTempDir, removeDir } = require('./helpers');
-const { startServer } = require('./helpers/mcp-client');
+const { startServer, textOf } = require('./helpers/mcp-client');
 const { MemoryBudget } = require('../mcp/lib/bounds/memory');
 const tools = require('../mcp/lib/tools/files');
 const { DEFAULT_LIMITS, MAX_MESSAGE_BYTES } = require('../mcp/lib/server');
@@ -36,7 +36,6 @@ afterAll(async () => {
 });
 
 const call = (name, args) => server.client.callTool({ name, arguments: args });
-const textOf = (result) => result.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
 
 // How long a ping takes to be answered, in ms.
 async function pingMs() {

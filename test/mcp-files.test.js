@@ -10,7 +10,7 @@ const { spawn } = require('child_process');
 const { makeTempLayout, removeDir, testNeeding } = require('./helpers');
 
 const withGit = testNeeding(require('child_process').spawnSync('git', ['--version']).status === 0 ? null : 'git is not installed');
-const { startServer } = require('./helpers/mcp-client');
+const { startServer, textOf } = require('./helpers/mcp-client');
 const { createMountSandbox, createTestSandbox } = require('../lib');
 
 const tools = require('../mcp/lib/tools/files');
@@ -59,7 +59,6 @@ async function call(name, args = {}) {
   return result;
 }
 
-const textOf = (result) => result.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
 const inProj = (...parts) => path.join(layout.proj, ...parts);
 
 function outsideFiles() {

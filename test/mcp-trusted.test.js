@@ -9,7 +9,7 @@ const fs = require('fs');
 const path = require('path');
 const { spawnSync } = require('child_process');
 const { makeTempDir, removeDir, snapshotTree } = require('./helpers');
-const { startServer } = require('./helpers/mcp-client');
+const { startServer, textOf } = require('./helpers/mcp-client');
 const { needs } = require('./exec-helpers');
 
 jest.setTimeout(60000);
@@ -43,7 +43,6 @@ afterAll(async () => {
 });
 
 const call = (name, args) => server.client.callTool({ name, arguments: args });
-const textOf = (result) => result.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
 
 function expectTrusted(result, p) {
   expect([p, result.isError, result.structuredContent?.code]).toEqual([p, true, 'HOST_TRUSTED']);

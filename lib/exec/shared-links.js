@@ -8,14 +8,11 @@
 // refused, and { protectSharedLinks: false } runs without the walk.
 const { path } = require('../common/builtins');
 const { ExecError } = require('../errors/from-codes');
+const { isWithin } = require('../common/paths');
 
 const WRITABLE = new Set(['write', 'writeKeep']);
 // Each is one bind mount in the command's view.
 const MAX_BOUND = 4096;
-
-function isBelow(target, parent) {
-  return target !== parent && (parent === '/' || target.startsWith(`${parent}/`));
-}
 
 /**
  * The host paths to bind read-only for a run, from realMounts() (lib/next-run/watch.js): each
@@ -26,7 +23,7 @@ function isBelow(target, parent) {
 async function sharedLinksToBind(handle, mounts) {
   const sources = mounts.filter((m) => WRITABLE.has(m.access)).map((m) => ({
     host: m.real,
-    skip: mounts.filter((o) => isBelow(o.target, m.target)).map((o) => path.posix.relative(m.target, o.target)),
+    skip: mounts.filter((o) => o.target !== m.target && isWithin(o.target, m.target)).map((o) => path.posix.relative(m.target, o.target)),
   }));
   if (sources.length === 0) return [];
   const scan = await handle.findSharedLinks(sources);

@@ -19,10 +19,6 @@
 namespace msb {
 namespace {
 
-bool cancelled_by(const std::atomic<std::int32_t>* cancel) {
-  return cancel != nullptr && cancel->load(std::memory_order_relaxed) != 0;
-}
-
 std::uint64_t thread_cpu_ns() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
@@ -210,7 +206,7 @@ class Search {
   void work() {
     std::uint64_t since = thread_cpu_ns();
     for (unsigned n = 1;; ++n) {
-      if (cancel_ != nullptr && cancel_->load(std::memory_order_relaxed) != 0) {
+      if (cancel_requested(cancel_)) {
         stop(GrepStop::cancelled);
       }
       if (stop_.load() != GrepStop::none) break;
@@ -322,7 +318,7 @@ Result<GrepResult> grep(const Sandbox& sandbox, std::string_view dir, const Grep
     search.add(root);
   }
   GrepResult result = search.finish();
-  if (walked.cancelled && cancelled_by(cancel))
+  if (walked.cancelled && cancel_requested(cancel))
     result.stopped = GrepStop::cancelled;
   else if (walked.stopped_entries && result.stopped == GrepStop::none)
     result.stopped = GrepStop::entries;

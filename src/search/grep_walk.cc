@@ -21,10 +21,6 @@ std::string child_of(const std::string& dir, const std::string& name) {
   return (dir == "/" ? "" : dir) + "/" + name;
 }
 
-bool cancelled(const std::atomic<std::int32_t>* cancel) {
-  return cancel != nullptr && cancel->load(std::memory_order_relaxed) != 0;
-}
-
 class Walk {
  public:
   Walk(const Sandbox& sandbox, const WalkFilters& filters, std::string root,
@@ -103,7 +99,7 @@ class Walk {
   }
 
   Status visit(const std::string& dir, bool in_repo) {
-    if (cancelled(cancel_)) {
+    if (cancel_requested(cancel_)) {
       out_.cancelled = true;
       return ok_status();
     }

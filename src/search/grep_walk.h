@@ -15,6 +15,12 @@
 
 namespace msb {
 
+// Whether the caller's flag (a SharedArrayBuffer's cell, polled between files and directories)
+// asks the search to stop.
+inline bool cancel_requested(const std::atomic<std::int32_t>* cancel) {
+  return cancel != nullptr && cancel->load(std::memory_order_relaxed) != 0;
+}
+
 // Directory entries one walk reads at most.
 inline constexpr std::size_t kMaxGrepEntries = 4'000'000;
 

@@ -48,4 +48,7 @@ async function startServer(args, options = {}) {
   };
 }
 
-module.exports = { startServer, BIN, PROBE_BIN };
+// A tool result's text parts, joined as a client shows them.
+const textOf = (result) => result.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+
+module.exports = { startServer, textOf, BIN, PROBE_BIN };
