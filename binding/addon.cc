@@ -14,6 +14,7 @@
 #include "listeners_wrap.h"
 #include "rules.h"
 #include "sandbox_wrap.h"
+#include "trusted_wrap.h"
 
 namespace {
 
@@ -57,6 +58,9 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("closeConfigFile", Napi::Function::New<msb_binding::CloseConfigFile>(env));
   exports.Set("foldSuffixes", Napi::Function::New<msb_binding::FoldSuffixes>(env));
   exports.Set("matchingSuffix", Napi::Function::New<msb_binding::MatchingSuffix>(env));
+  exports.Set("trustedEntryProblem", Napi::Function::New<msb_binding::TrustedEntryProblem>(env));
+  exports.Set("releaseCoversProtected",
+              Napi::Function::New<msb_binding::ReleaseCoversProtected>(env));
   exports.Set("gitScan", Napi::Function::New<msb_binding::GitScan>(env));
   exports.Set("compileGlob", Napi::Function::New<msb_binding::CompileGlob>(env));
   exports.Set("gitAfterRun", Napi::Function::New<msb_binding::GitAfterRun>(env));

@@ -40,6 +40,23 @@ msb::TrustedNamesSpec trusted_spec_from(const Napi::Object& config) {
   return spec;
 }
 
+Napi::Value TrustedEntryProblem(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto problem = msb::trusted_entry_problem(info[0].As<Napi::String>().Utf8Value());
+  if (!problem) return env.Null();
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("offset", Napi::Number::New(env, static_cast<double>(problem->offset)));
+  out.Set("reason", Napi::String::New(env, problem->reason));
+  return out;
+}
+
+Napi::Value ReleaseCoversProtected(const Napi::CallbackInfo& info) {
+  return Napi::Boolean::New(
+      info.Env(),
+      msb::release_covers_protected(info[0].As<Napi::String>().Utf8Value(),
+                                    info[1].ToBoolean(), strings_from(info[2].As<Napi::Array>())));
+}
+
 // trustedNames(): { names: [{ name, kind }], released, hostPaths }
 Napi::Value SandboxWrap::TrustedNames(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -55,6 +72,7 @@ Napi::Value SandboxWrap::TrustedNames(const Napi::CallbackInfo& info) {
   out.Set("names", names);
   out.Set("released", string_array(env, trusted.released_names()));
   out.Set("hostPaths", string_array(env, trusted.host_paths()));
+  out.Set("hookDirs", string_array(env, trusted.hook_dirs()));
   return out;
 }
 

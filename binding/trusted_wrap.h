@@ -11,4 +11,9 @@ namespace msb_binding {
 // { builtin, add, release, hostPaths } as the facade validated it; the defaults when absent.
 msb::TrustedNamesSpec trusted_spec_from(const Napi::Object& config);
 
+// trustedEntryProblem(entry): null, or { offset, reason } (the core's trusted_entry_problem).
+Napi::Value TrustedEntryProblem(const Napi::CallbackInfo& info);
+// releaseCoversProtected(entry, builtin, added): whether a release names something protected.
+Napi::Value ReleaseCoversProtected(const Napi::CallbackInfo& info);
+
 }  // namespace msb_binding

@@ -247,13 +247,13 @@ describe('the operator decides, never the agent', () => {
   });
 
   test('trustedNames.release lets a name change, trustedNames.add protects another', async () => {
-    const sb = ms.createMountSandbox({ root: dir, trustedNames: { release: ['.vscode/settings.json'], add: ['deploy.sh'] } });
+    const sb = ms.createMountSandbox({ root: dir, trustedNames: { release: ['.vscode/settings.json'], add: ['**/deploy.sh'] } });
     await sb.write('/.vscode/settings.json', '{"editor.tabSize": 2}');
     await expectTrusted(sb.write('/.vscode/tasks.json', '{}'));
     const added = await expectTrusted(sb.write('/scripts/deploy.sh', 'rm -rf /'));
     expect(added.trusted).toBe('named');
     expect(sb.describe().trustedNames.released).toEqual(['.vscode/settings.json']);
-    expect(sb.describe().trustedNames.names.map((n) => n.name)).toEqual(expect.arrayContaining(['.git/hooks', '.mcp.json', 'deploy.sh']));
+    expect(sb.describe().trustedNames.names.map((n) => n.name)).toEqual(expect.arrayContaining(['.git/hooks', '.mcp.json', '**/deploy.sh']));
   });
 
   test('the same keys in a program config; bad names are refused where they are written', async () => {

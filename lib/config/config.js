@@ -127,27 +127,52 @@ function ownEnv(name) {
   return Object.hasOwn(process.env, name) ? process.env[name] : undefined;
 }
 
-// A trusted name as an operator writes it: relative, "/"-separated, no "", "." or ".." part.
-function checkTrustedName(name, where) {
-  if (typeof name !== 'string' || name === '' || name.startsWith('/') || name.includes('\0') ||
-    name.split('/').some((part) => part === '' || part === '.' || part === '..')) {
-    fail(`${where} must be a relative name like ".vscode/settings.json" (no leading "/", no "." or ".." parts)`);
+// An entry of trustedNames as an operator writes it: a path relative to the sandbox's root, or
+// **/name for a name at any depth. The rule, and whether a release names anything protected, are
+// the core's (src/fs/trusted_names.h).
+function checkTrustedEntry(entry, where) {
+  if (typeof entry !== 'string') fail(`${where} must be a string like ".vscode/settings.json" or "**/deploy.sh"`);
+  const problem = addon().trustedEntryProblem(entry);
+  if (problem !== null) {
+    fail(`${where} "${entry}" must be a path relative to the sandbox's root like ".vscode/settings.json", ` +
+      `or "**/name" for a name at any depth; at character ${problem.offset + 1}: ${problem.reason}`);
   }
-  return name;
+  return entry;
 }
 
 function checkTrustedNames(given) {
   if (given === undefined) return { add: [], release: [] };
   if (given === null || typeof given !== 'object' || Array.isArray(given)) {
-    fail('trustedNames must be an object like { add: [".tool-versions"], release: [".vscode/settings.json"] }');
+    fail('trustedNames must be an object like { add: ["tools/deploy.sh"], release: [".vscode/settings.json"] }');
   }
   checkKeys(given, TRUSTED_KEYS, 'trustedNames.');
   const list = (key) => {
     const value = given[key] ?? [];
-    if (!Array.isArray(value)) fail(`trustedNames.${key} must be an array of names`);
-    return value.map((name, i) => checkTrustedName(name, `trustedNames.${key}[${i}]`));
+    if (!Array.isArray(value)) fail(`trustedNames.${key} must be an array of paths`);
+    return value.map((entry, i) => checkTrustedEntry(entry, `trustedNames.${key}[${i}]`));
   };
-  return { add: list('add'), release: list('release') };
+  const add = list('add');
+  const release = list('release');
+  release.forEach((entry, i) => {
+    if (!addon().releaseCoversProtected(entry, true, add)) {
+      fail(`trustedNames.release[${i}] "${entry}" names nothing the sandbox protects: a release names the protected ` +
+        'file or directory by its path from the root (".claude/settings.json", not "settings.json"), or "**/" and ' +
+        'that path for every depth');
+    }
+  });
+  return { add, release };
+}
+
+// Where a root-relative entry lies: under the root, or under a mount's target when there is no root.
+function checkPlaced(entries, root, mounts, key) {
+  if (root !== null) return;
+  entries.forEach((entry, i) => {
+    if (entry.startsWith('**/')) return;
+    const at = `/${entry}`;
+    if (!mounts.some((m) => at === m.target || at.startsWith(`${m.target}/`))) {
+      fail(`trustedNames.${key}[${i}] "${entry}" lies under no mount of this sandbox (it has no root)`);
+    }
+  });
 }
 
 // `hostPaths`: the sandbox's own files (its config, the config names on the walk up, its worker
@@ -195,6 +220,8 @@ function normalizeConfig(given, hostPaths = []) {
     ? DEFAULT_MAX_DEPTH
     : checkCount(config.maxDepth, 'maxDepth', addon().limits.maxDelegationDepth);
   const { add, release } = checkTrustedNames(config.trustedNames);
+  checkPlaced(add, root, mounts, 'add');
+  checkPlaced(release, root, mounts, 'release');
   const trusted = record({ builtin: true, add, release, hostPaths: [...hostPaths] });
   return record({
     root, readonly, allowPseudoFilesystem, ...normalizePolicy(config, ''), mounts, maxReadBytes, resolver, maxDepth, trusted,

@@ -127,4 +127,24 @@ std::string join_relative(const std::vector<std::string>& parts, std::size_t beg
   return out;
 }
 
+std::string fold_name(std::string_view name) {
+  std::string out;
+  out.reserve(name.size());
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    if (c >= 'A' && c <= 'Z') {
+      out.push_back(static_cast<char>(c - 'A' + 'a'));
+    } else if (name.compare(i, 3, "\xE2\x84\xAA") == 0) {  // U+212A KELVIN SIGN
+      out.push_back('k');
+      i += 2;
+    } else if (name.compare(i, 2, "\xC5\xBF") == 0) {  // U+017F LATIN SMALL LETTER LONG S
+      out.push_back('s');
+      i += 1;
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
 }  // namespace msb

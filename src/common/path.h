@@ -39,4 +39,10 @@ bool has_prefix(const std::vector<std::string>& path, const std::vector<std::str
 std::string join_relative(const std::vector<std::string>& parts, std::size_t begin = 0,
                           std::size_t end = std::string::npos);
 
+// Names compare as a case-folding directory compares them, everywhere: ASCII letters to lower
+// case, and the two non-ASCII letters Unicode folds onto ASCII ones (KELVIN SIGN to "k", LONG S
+// to "s"). On a case-sensitive directory this refuses a few more names than it must; it never
+// refuses fewer on one that folds (ext4 casefold, vfat, a mounted macOS volume).
+std::string fold_name(std::string_view name);
+
 }  // namespace msb

@@ -161,8 +161,10 @@ Check read_trusted_list(const ConfigNode& node, const std::string& path,
                         std::vector<std::string>& out) {
   if (Check e = read_string_list(node, path, out)) return e;
   for (std::size_t i = 0; i < out.size(); ++i) {
-    if (!valid_trusted_name(out[i])) {
-      return at(node.items[i], key_path_item(path, i), std::string(kTrustedNameRule));
+    if (auto problem = trusted_entry_problem(out[i])) {
+      return at(node.items[i], key_path_item(path, i),
+                std::string(kTrustedNameRule) + "; at character " +
+                    std::to_string(problem->offset + 1) + ": " + problem->reason);
     }
   }
   return std::nullopt;

@@ -2,7 +2,11 @@
 // opening beneath a mount: what every operation in the other sandbox_*.cc files starts with.
 #include "fs/sandbox.h"
 
+#include <fcntl.h>
+
 #include <algorithm>
+
+#include "common/sys.h"
 
 #include "fs/source_pins.h"
 
@@ -43,10 +47,19 @@ Result<std::shared_ptr<Sandbox>> Sandbox::create(const SandboxOptions& options) 
       spec.host_paths.push_back((root == "/" ? "" : root) + "/" + std::string(name));
     }
   }
+  std::vector<std::string> sources;
+  if (!options.root.source.empty()) {
+    spec.places.push_back({"/", options.root.source});
+    sources.push_back(options.root.source);
+  }
+  for (const MountSpec& m : options.mounts) {
+    spec.places.push_back({m.target, m.source});
+    sources.push_back(m.source);
+  }
   auto trusted = TrustedNames::create(spec);
   if (!trusted) return trusted.error();
   // Resolving reads the disk but changes nothing and cannot fail: a missing name stays as named.
-  trusted.value().resolve_host_paths();
+  trusted.value().resolve_host_paths(sources);
   return std::shared_ptr<Sandbox>(new Sandbox(
       std::move(table.value()), nullptr, options.max_read_bytes, options.resolver,
       options.max_depth, std::make_shared<const TrustedNames>(std::move(trusted.value()))));
@@ -156,6 +169,28 @@ Error trusted_refusal(TrustedKind kind) {
   return e;
 }
 
+// The directory `levels` above `dir_fd`, by "..": only for a refusal's sake (a directory moved
+// meanwhile can make it miss, never let a change through that the names refuse).
+Result<UniqueFd> ancestor_of(int dir_fd, std::size_t levels) {
+  auto at = sys::open_at(dir_fd, ".", O_PATH | O_DIRECTORY);
+  for (std::size_t i = 0; at && i < levels; ++i) {
+    at = sys::open_at(at.value().get(), "..", O_PATH | O_DIRECTORY);
+  }
+  return at;
+}
+
+// Whether the entry at `parts` (the last one in `dir_fd`) lies at a name that decides what git
+// runs inside a directory that is a repository by its layout, whatever that directory is called
+// (a bare repository, or one planted as `sub/` with HEAD, objects and refs).
+bool in_repository_control(int dir_fd, const std::vector<std::string>& parts) {
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (!git::repository_control_name(parts[i])) continue;
+    auto holder = ancestor_of(dir_fd, parts.size() - 1 - i);
+    if (holder && git::read_layout(holder.value().get()).repository()) return true;
+  }
+  return false;
+}
+
 std::string joined_host(std::string_view base, const std::vector<std::string>& parts,
                         std::size_t begin) {
   std::string out(base == "/" ? "" : base);
@@ -198,7 +233,17 @@ Status Sandbox::check_trusted_at(int dir_fd, const Target& t, const std::string&
   }
   place.parts.push_back(name);
   const TrustedKind kind = trusted_->kind_of(place, directory);
-  return kind == TrustedKind::none ? ok_status() : Status(trusted_refusal(kind));
+  if (kind != TrustedKind::none) return trusted_refusal(kind);
+  if (!trusted_->builtin() || trusted_->released(place)) return ok_status();
+  if (in_repository_control(dir_fd, place.parts)) return trusted_refusal(TrustedKind::git);
+  return ok_status();
+}
+
+Status Sandbox::check_layout_change(int dir_fd, const std::string& name,
+                                    const git::LayoutChange& change) const {
+  if (git::layout_part(name) == git::LayoutPart::none || !trusted_->builtin()) return ok_status();
+  if (!git::changes_repository(git::read_layout(dir_fd), name, change)) return ok_status();
+  return trusted_refusal(TrustedKind::git);
 }
 
 Status Sandbox::check_read_rules(const Target& t, std::uint64_t size) const {

@@ -21,6 +21,7 @@
 #include "fs/mount_table.h"
 #include "fs/resolver.h"
 #include "fs/trusted_names.h"
+#include "git/git_layout.h"
 
 namespace msb {
 
@@ -235,6 +236,10 @@ class Sandbox {
   Status check_trusted(const Target& target, bool directory) const;
   Status check_trusted_at(int dir_fd, const Target& target, const std::string& name,
                           bool directory) const;
+  // git's layout (git/git_layout.h): changing `name` in the directory `dir_fd` as `change` says
+  // must neither make that directory a repository nor undo one.
+  Status check_layout_change(int dir_fd, const std::string& name,
+                             const git::LayoutChange& change) const;
   // The rules each kind of access must pass before touching the disk. `size` is the file's
   // size (reads) or the new contents' (writes).
   Status check_read_rules(const Target& target, std::uint64_t size) const;

@@ -137,9 +137,18 @@ Status Sandbox::move(std::string_view from_text, std::string_view to_text, bool 
   if (auto ok = check_write_rules(t, static_cast<std::uint64_t>(st.st_size)); !ok) {
     return at_index(ok.error(), 1);
   }
+  const auto taken = git::LayoutChange::removal();
+  if (auto ok = check_layout_change(from_dir.value().get(), from_name, taken); !ok) {
+    return at_index(ok.error(), 0);
+  }
   auto to_dir = open_parent_for_change(t, true);
   if (!to_dir) return at_index(to_dir.error(), 1);
   const std::string& to_name = t.path.parts.back();
+  // What a moved HEAD says is not read: counted as whatever would be refused.
+  const auto placed = git::LayoutChange::unknown(S_ISDIR(st.st_mode));
+  if (auto ok = check_layout_change(to_dir.value().get(), to_name, placed); !ok) {
+    return at_index(ok.error(), 1);
+  }
   auto existing = destination_entry(to_dir.value().get(), to_name, overwrite);
   if (!existing) return existing.error();
   if (existing.value() && same_inode(*existing.value(), st)) {
@@ -168,6 +177,11 @@ Status Sandbox::copy(std::string_view from_text, std::string_view to_text, bool 
   if (!bytes) return at_index(bytes.error(), 0);
   auto dir = open_parent_for_change(t, true);
   if (!dir) return at_index(dir.error(), 1);
+  const auto copied = git::LayoutChange::file(std::string_view(
+      reinterpret_cast<const char*>(bytes.value().data.get()), bytes.value().size));
+  if (auto st = check_layout_change(dir.value().get(), t.path.parts.back(), copied); !st) {
+    return at_index(st.error(), 1);
+  }
   auto placed = install_file(dir.value().get(), t.path.parts.back(), bytes.value().data.get(),
                              bytes.value().size, file.value().mode, overwrite);
   if (!placed) return at_index(placed.error(), 1);

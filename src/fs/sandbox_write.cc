@@ -19,6 +19,7 @@
 
 namespace msb {
 
+using sandbox_internal::kDirectoryPlaced;
 using sandbox_internal::kPathFlags;
 
 namespace {
@@ -239,6 +240,9 @@ class EditChange final : public ChangeInDir {
       return st;
     }
     if (auto st = sandbox_.check_trusted_at(dir_.get(), t, name, false); !st) return st;
+    if (auto st = sandbox_.check_layout_change(dir_.get(), name, git::LayoutChange::file(updated)); !st) {
+      return st;
+    }
     const Observed seen{entry.value(), before.value(), fd};
     return replace_file(dir_.get(), name, reinterpret_cast<const std::uint8_t*>(updated.data()),
                         updated.size(), [&]() -> Status {
@@ -262,6 +266,11 @@ Result<std::unique_ptr<PendingChange>> Sandbox::prepare_write(std::string_view t
   if (auto st = check_write_rules(t, size); !st) return st.error();
   auto dir = open_parent_for_change(t, true);
   if (!dir) return dir.error();
+  const auto placed =
+      git::LayoutChange::file(std::string_view(reinterpret_cast<const char*>(data), size));
+  if (auto st = check_layout_change(dir.value().get(), t.path.parts.back(), placed); !st) {
+    return st.error();
+  }
   auto dir_id = file_id(dir.value().get());
   if (!dir_id) return dir_id.error();
   EntryKey key{dir_id.value(), t.path.parts.back()};
@@ -311,6 +320,10 @@ Status Sandbox::remove(std::string_view text) const {
   if (auto st = check_delete_rules(t); !st) return st;
   auto dir = open_parent_for_change(t, false, Change::remove);
   if (!dir) return dir.error();
+  const auto removed = git::LayoutChange::removal();
+  if (auto st = check_layout_change(dir.value().get(), t.path.parts.back(), removed); !st) {
+    return st;
+  }
   return remove_entry(dir.value().get(), t.path.parts.back());
 }
 
@@ -336,6 +349,7 @@ Status Sandbox::make_directory(std::string_view text) const {
   auto dir = open_parent_for_change(t, true, Change::write, true);
   if (!dir) return dir.error();
   const std::string& name = t.path.parts.back();
+  if (auto st = check_layout_change(dir.value().get(), name, kDirectoryPlaced); !st) return st;
   if (auto st = make_dir(dir.value().get(), name); !st) return st;
   auto made = sys::stat_at(dir.value().get(), name.c_str());
   if (!made) return made.error();
@@ -392,6 +406,9 @@ Result<UniqueFd> Sandbox::make_parents(const Target& t, int base, std::size_t en
         return st.error();
       }
       if (auto st = check_trusted_at(parent.value().get(), t, parts[i], true); !st) {
+        return st.error();
+      }
+      if (auto st = check_layout_change(parent.value().get(), parts[i], kDirectoryPlaced); !st) {
         return st.error();
       }
       if (auto st = make_dir(parent.value().get(), parts[i]); !st) return st.error();

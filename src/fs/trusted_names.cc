@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "common/path.h"
+#include "git/hooks_path.h"
 
 namespace msb {
 namespace {
@@ -22,14 +23,31 @@ const std::vector<TrustedName>& builtin_list() {
       {".git/info", TrustedKind::git},
       {".git/modules", TrustedKind::git},
       {".git/worktrees", TrustedKind::git},
-      // Agent clients start the servers and hooks these name; editors run their tasks.
+      // git's own config for every repository of a user whose home is here (~/.gitconfig, and
+      // the XDG config, attributes and ignore files).
+      {".gitconfig", TrustedKind::git},
+      {".config/git", TrustedKind::git},
+      // Agent clients start the servers and hooks these name; editors run their tasks, and
+      // a dev container's initializeCommand runs on the host.
       {".mcp.json", TrustedKind::client},
       {".vscode", TrustedKind::client},
       {".cursor", TrustedKind::client},
       {".claude", TrustedKind::client},
       {".idea", TrustedKind::client},
       {".zed", TrustedKind::client},
-      // Read by a shell, git, ripgrep or direnv when the user next starts one here.
+      {".gemini", TrustedKind::client},
+      {"opencode.json", TrustedKind::client},
+      {"opencode.jsonc", TrustedKind::client},
+      {".opencode", TrustedKind::client},
+      {".roo", TrustedKind::client},
+      {".kilocode", TrustedKind::client},
+      {".continue", TrustedKind::client},
+      {".amazonq", TrustedKind::client},
+      {".windsurf", TrustedKind::client},
+      {".codex", TrustedKind::client},
+      {".devcontainer", TrustedKind::client},
+      {".devcontainer.json", TrustedKind::client},
+      // Read by a shell or a login when the user next starts one here (a home directory).
       {".bashrc", TrustedKind::shell},
       {".bash_profile", TrustedKind::shell},
       {".bash_login", TrustedKind::shell},
@@ -39,9 +57,26 @@ const std::vector<TrustedName>& builtin_list() {
       {".zshenv", TrustedKind::shell},
       {".zprofile", TrustedKind::shell},
       {".zlogin", TrustedKind::shell},
-      {".gitconfig", TrustedKind::shell},
-      {".ripgreprc", TrustedKind::shell},
-      {".envrc", TrustedKind::shell},
+      {".ssh", TrustedKind::shell},
+      {".config/fish", TrustedKind::shell},
+      {".config/systemd/user", TrustedKind::shell},
+      {".config/autostart", TrustedKind::shell},
+      {".local/bin", TrustedKind::shell},
+      // Read by a tool the user runs here, which then runs what they name: package managers
+      // (yarn-path, node-options, a pnpmfile, bun's preload), cargo (rustc-wrapper, runners,
+      // run by editors on opening a crate), pre-commit, direnv, Mercurial's hooks, ripgrep.
+      {".npmrc", TrustedKind::tool},
+      {".yarnrc", TrustedKind::tool},
+      {".yarnrc.yml", TrustedKind::tool},
+      {".pnpmfile.cjs", TrustedKind::tool},
+      {"bunfig.toml", TrustedKind::tool},
+      {".cargo/config", TrustedKind::tool},
+      {".cargo/config.toml", TrustedKind::tool},
+      {".pre-commit-config.yaml", TrustedKind::tool},
+      {".envrc", TrustedKind::tool},
+      {".direnv", TrustedKind::tool},
+      {".hg/hgrc", TrustedKind::tool},
+      {".ripgreprc", TrustedKind::tool},
   };
   return names;
 }
@@ -80,6 +115,29 @@ bool within(std::string_view inner, std::string_view outer) {
   return inner.size() == outer.size() || outer == "/" || inner[outer.size()] == '/';
 }
 
+constexpr std::string_view kAnyDepth = "**/";
+
+// The entry without its "**/", and whether it had one.
+std::pair<std::string_view, bool> split_any_depth(std::string_view entry) {
+  if (entry.starts_with(kAnyDepth)) return {entry.substr(kAnyDepth.size()), true};
+  return {entry, false};
+}
+
+// The host path a root-relative entry names: the source of the longest target that holds it.
+std::optional<std::string> place_of(std::string_view entry, const std::vector<SourcePlace>& places) {
+  const std::string virtual_path = "/" + std::string(entry);
+  const SourcePlace* best = nullptr;
+  for (const SourcePlace& p : places) {
+    if (!within(virtual_path, p.target)) continue;
+    if (best == nullptr || p.target.size() > best->target.size()) best = &p;
+  }
+  if (best == nullptr) return std::nullopt;
+  const std::string rest = best->target == "/" ? virtual_path.substr(1)
+                                               : virtual_path.substr(best->target.size() + 1);
+  if (rest.empty()) return best->source;
+  return (best->source == "/" ? "" : best->source) + "/" + rest;
+}
+
 }  // namespace
 
 const char* trusted_kind_name(TrustedKind kind) noexcept {
@@ -89,6 +147,7 @@ const char* trusted_kind_name(TrustedKind kind) noexcept {
     case TrustedKind::client: return "client";
     case TrustedKind::shell: return "shell";
     case TrustedKind::named: return "named";
+    case TrustedKind::tool: return "tool";
     case TrustedKind::none: break;
   }
   return "";
@@ -98,34 +157,56 @@ const std::vector<TrustedName>& trusted_builtin_names() {
   return builtin_list();
 }
 
-bool valid_trusted_name(std::string_view name) {
-  return name_parts(name).has_value();
+std::optional<TrustedEntryProblem> trusted_entry_problem(std::string_view entry) {
+  auto problem = [](std::size_t offset, std::string reason) {
+    return std::optional(TrustedEntryProblem{offset, std::move(reason)});
+  };
+  if (entry.empty()) return problem(0, "it is empty");
+  if (entry.front() == '/') return problem(0, "it starts with /: paths are relative to the root");
+  const auto [rest, any_depth] = split_any_depth(entry);
+  const std::size_t base = entry.size() - rest.size();
+  if (rest.empty()) return problem(base, "a name must follow **/");
+  std::size_t at = base;
+  for (std::string_view piece : split_at_slashes(rest)) {
+    if (piece.empty()) return problem(at, "it has an empty part (//, or a trailing /)");
+    if (piece == "." || piece == "..") return problem(at, "it has a . or .. part");
+    for (std::size_t i = 0; i < piece.size(); ++i) {
+      const char c = piece[i];
+      if (c == '\0') return problem(at + i, "it holds a NUL byte");
+      if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\' || (c == '!' && at + i == 0)) {
+        return problem(at + i, std::string("'") + c +
+                                   "' is a glob character: name a path, or **/name for a name "
+                                   "at any depth");
+      }
+    }
+    at += piece.size() + 1;
+  }
+  return std::nullopt;
+}
+
+bool release_covers_protected(std::string_view entry, bool builtin,
+                              const std::vector<std::string>& added) {
+  auto parts = name_parts(split_any_depth(entry).first);
+  if (!parts) return false;
+  if (builtin) {
+    for (const TrustedName& n : builtin_list()) {
+      auto pattern = name_parts(n.name);
+      if (pattern && covers(*pattern, *parts)) return true;
+    }
+  }
+  for (const std::string& a : added) {
+    const auto [text, any_depth] = split_any_depth(a);
+    auto pattern = name_parts(text);
+    if (!pattern) continue;
+    if (any_depth ? covers(*pattern, *parts) : has_prefix(*parts, *pattern)) return true;
+  }
+  return false;
 }
 
 const std::vector<std::string_view>& sandbox_config_names() {
   static const std::vector<std::string_view> names = {
       "golem-forge.config.yaml", "golem-forge.config.yml", "golem-forge.config.json"};
   return names;
-}
-
-std::string fold_name(std::string_view name) {
-  std::string out;
-  out.reserve(name.size());
-  for (std::size_t i = 0; i < name.size(); ++i) {
-    const char c = name[i];
-    if (c >= 'A' && c <= 'Z') {
-      out.push_back(static_cast<char>(c - 'A' + 'a'));
-    } else if (name.compare(i, 3, "\xE2\x84\xAA") == 0) {  // U+212A KELVIN SIGN
-      out.push_back('k');
-      i += 2;
-    } else if (name.compare(i, 2, "\xC5\xBF") == 0) {  // U+017F LATIN SMALL LETTER LONG S
-      out.push_back('s');
-      i += 1;
-    } else {
-      out.push_back(c);
-    }
-  }
-  return out;
 }
 
 std::string real_name(const std::string& host_path) {
@@ -151,16 +232,38 @@ Result<TrustedNames> TrustedNames::create(const TrustedNamesSpec& spec) {
   TrustedNames out;
   out.builtin_ = spec.builtin;
   if (spec.builtin) out.names_ = builtin_list();
-  for (const std::string& name : spec.added) out.names_.push_back({name, TrustedKind::named});
   for (const TrustedName& n : out.names_) {
     auto parts = name_parts(n.name);
     if (!parts) return Errc::invalid_config;
     out.pattern_parts_.push_back(std::move(*parts));
   }
+  auto entry_of = [&](const std::string& text) -> std::optional<Entry> {
+    if (trusted_entry_problem(text)) return std::nullopt;
+    const auto [rest, any_depth] = split_any_depth(text);
+    Entry entry;
+    if (any_depth) {
+      entry.any_depth = *name_parts(rest);
+    } else if (auto host = place_of(rest, spec.places)) {
+      entry.hosts.push_back(std::move(*host));
+    } else if (spec.places.empty()) {
+      entry.any_depth = *name_parts(rest);  // no table to place it in: a bare TrustedNames
+    } else {
+      return std::nullopt;
+    }
+    return entry;
+  };
+  for (const std::string& name : spec.added) {
+    auto entry = entry_of(name);
+    if (!entry) return Errc::invalid_config;
+    out.added_.push_back(std::move(*entry));
+    out.names_.push_back({name, TrustedKind::named});
+  }
   for (const std::string& name : spec.released) {
-    auto parts = name_parts(name);
-    if (!parts) return Errc::invalid_config;
-    out.released_parts_.push_back(std::move(*parts));
+    auto entry = entry_of(name);
+    if (!entry || !release_covers_protected(name, spec.builtin, spec.added)) {
+      return Errc::invalid_config;
+    }
+    out.released_.push_back(std::move(*entry));
     out.released_text_.push_back(name);
   }
   for (const std::string& host : spec.host_paths) {
@@ -173,7 +276,7 @@ Result<TrustedNames> TrustedNames::create(const TrustedNamesSpec& spec) {
   return out;
 }
 
-void TrustedNames::resolve_host_paths() {
+void TrustedNames::resolve_host_paths(const std::vector<std::string>& sources) {
   const std::size_t given = host_paths_.size();
   for (std::size_t i = 0; i < given; ++i) {
     std::string real = real_name(host_paths_[i]);
@@ -181,46 +284,106 @@ void TrustedNames::resolve_host_paths() {
     folded_hosts_.push_back(fold_name(real));
     host_paths_.push_back(std::move(real));
   }
+  for (std::vector<Entry>* list : {&added_, &released_}) {
+    for (Entry& entry : *list) {
+      if (entry.hosts.empty()) continue;
+      std::string real = real_name(entry.hosts.front());
+      entry.hosts.front() = fold_name(entry.hosts.front());
+      if (fold_name(real) != entry.hosts.front()) entry.hosts.push_back(fold_name(real));
+    }
+  }
+  if (!builtin_) return;
+  for (const std::string& source : sources) {
+    for (std::string& dir : git::hooks_path_dirs(source)) {
+      std::string real = fold_name(real_name(dir));
+      if (real != fold_name(dir)) hook_dirs_.push_back(std::move(real));
+      hook_dirs_.push_back(fold_name(dir));
+    }
+  }
 }
 
-bool TrustedNames::released(const std::vector<std::string>& parts) const {
-  for (const auto& r : released_parts_) {
-    if (covers(r, parts)) return true;
+bool TrustedNames::matches(const Entry& entry, const EntryPlace& place,
+                           const std::vector<std::string>& folded_parts,
+                           const std::vector<std::string>& folded_hosts) {
+  (void)place;
+  if (!entry.any_depth.empty()) return covers(entry.any_depth, folded_parts);
+  for (const std::string& host : folded_hosts) {
+    for (const std::string& at : entry.hosts) {
+      if (within(host, at)) return true;
+    }
   }
   return false;
 }
 
-bool TrustedNames::releases_below(const std::vector<std::string>& parts) const {
-  for (const auto& r : released_parts_) {
-    for (std::size_t i = 0; i < parts.size(); ++i) {
-      const std::size_t tail = parts.size() - i;
-      if (tail >= r.size()) continue;
-      bool all = true;
-      for (std::size_t j = 0; j < tail && all; ++j) all = parts[i + j] == r[j];
-      if (all) return true;
+namespace {
+
+std::vector<std::string> folded_all(const std::vector<std::string>& items) {
+  std::vector<std::string> out;
+  out.reserve(items.size());
+  for (const std::string& item : items) out.push_back(fold_name(item));
+  return out;
+}
+
+}  // namespace
+
+bool TrustedNames::released(const EntryPlace& place) const {
+  const auto parts = folded_all(place.parts);
+  const auto hosts = folded_all(place.hosts);
+  for (const Entry& r : released_) {
+    if (matches(r, place, parts, hosts)) return true;
+  }
+  return false;
+}
+
+bool TrustedNames::releases_below(const EntryPlace& place) const {
+  const auto parts = folded_all(place.parts);
+  const auto hosts = folded_all(place.hosts);
+  for (const Entry& r : released_) {
+    if (!r.any_depth.empty()) {
+      // Some suffix of the entry's parts is a strict prefix of the pattern.
+      for (std::size_t i = 0; i < parts.size(); ++i) {
+        const std::size_t tail = parts.size() - i;
+        if (tail >= r.any_depth.size()) continue;
+        bool all = true;
+        for (std::size_t j = 0; j < tail && all; ++j) all = parts[i + j] == r.any_depth[j];
+        if (all) return true;
+      }
+      continue;
+    }
+    for (const std::string& host : hosts) {
+      for (const std::string& at : r.hosts) {
+        if (at != host && within(at, host)) return true;
+      }
     }
   }
   return false;
 }
 
 TrustedKind TrustedNames::kind_of(const EntryPlace& place, bool directory) const {
-  std::vector<std::string> parts;
-  parts.reserve(place.parts.size());
-  for (const std::string& p : place.parts) parts.push_back(fold_name(p));
-  for (const std::string& host : place.hosts) {
-    const std::string folded = fold_name(host);
+  const auto parts = folded_all(place.parts);
+  const auto hosts = folded_all(place.hosts);
+  for (const std::string& host : hosts) {
     for (const std::string& trusted : folded_hosts_) {
-      if (within(folded, trusted)) return TrustedKind::sandbox;
-      if (!directory && within(trusted, folded)) return TrustedKind::sandbox;
+      if (within(host, trusted)) return TrustedKind::sandbox;
+      if (!directory && within(trusted, host)) return TrustedKind::sandbox;
     }
   }
-  if (parts.empty() || released(parts)) return TrustedKind::none;
+  if (parts.empty() || released(place)) return TrustedKind::none;
   // The directories on the way to a released name may be made: they hold nothing yet.
-  if (directory && releases_below(parts)) return TrustedKind::none;
-  for (std::size_t i = 0; i < names_.size(); ++i) {
+  if (directory && releases_below(place)) return TrustedKind::none;
+  for (std::size_t i = 0; i < pattern_parts_.size(); ++i) {
     if (covers(pattern_parts_[i], parts)) return names_[i].kind;
   }
-  if (!directory && builtin_ && parts.back() == kGitDir) return TrustedKind::git;
+  for (const Entry& a : added_) {
+    if (matches(a, place, parts, hosts)) return TrustedKind::named;
+  }
+  if (!builtin_) return TrustedKind::none;
+  for (const std::string& host : hosts) {
+    for (const std::string& dir : hook_dirs_) {
+      if (within(host, dir) || (!directory && within(dir, host))) return TrustedKind::git;
+    }
+  }
+  if (!directory && parts.back() == kGitDir) return TrustedKind::git;
   return TrustedKind::none;
 }
 

@@ -1,6 +1,7 @@
-// The files the host trusts to run things next: git's control files (hooks, config), the
-// sandbox's own config and worker files, agent clients' and editors' project files (.mcp.json,
-// .vscode/, .claude/, ...) and shell and tool start-up files (.bashrc, .envrc, ...). An agent may
+// The files the host trusts to run things next: git's control files (hooks, config, its global
+// config), the sandbox's own config and worker files, agent clients' and editors' project files
+// (.mcp.json, .vscode/, .claude/, .devcontainer/, ...), shell and login files (.bashrc, .ssh/,
+// .local/bin/, ...) and the files tools act on (.npmrc, .cargo/config.toml, .envrc, ...). An agent may
 // read them but never change them, whichever way it tries: the file API refuses every change
 // (Errc::host_trusted), and commands get the existing ones bound read-only and what they create
 // removed after the run. One rule, decided here; lib/, bin/ and mcp/ only report it.
@@ -13,27 +14,43 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/path.h"
 
 namespace msb {
 
-// Why an entry is trusted, a closed set the facade words for the model.
-enum class TrustedKind : std::uint8_t { none = 0, git, sandbox, client, shell, named };
+// Why an entry is trusted, a closed set the facade words for the model. `tool`: files a package
+// manager, build tool or environment loader run here reads and acts on (.npmrc, .yarnrc.yml,
+// .cargo/config.toml, .pre-commit-config.yaml, .envrc).
+enum class TrustedKind : std::uint8_t { none = 0, git, sandbox, client, shell, named, tool };
 
-// "git", "sandbox", "client", "shell", "named"; "" for none.
+// "git", "sandbox", "client", "shell", "named", "tool"; "" for none.
 const char* trusted_kind_name(TrustedKind kind) noexcept;
 
-// What the operator (never the agent) says about the set, beside the built-in names.
+// A mount of the sandbox's own table, for placing the operator's entries: its target ("/" for
+// the root) and its source's host path.
+struct SourcePlace {
+  std::string target;
+  std::string source;
+};
+
+// What the operator (never the agent) says about the set, beside the built-in names. Each entry
+// of `added` and `released` is a path relative to the sandbox's root (".vscode/settings.json",
+// "tools/deploy.sh": that place only, and what lies below it), or a name after an explicit
+// "**/" ("**/deploy.sh": at any depth, as the built-in names match). Nothing else: no glob
+// characters, no "", "." or ".." parts (trusted_entry_problem says which and where).
 struct TrustedNamesSpec {
   bool builtin = true;  // the built-in names (trusted_builtin_names())
-  // Names or relative paths ("tools/deploy.sh") trusted at any depth, as the built-in ones are.
   std::vector<std::string> added;
-  // Names or relative paths the built-in list no longer covers (".vscode/settings.json"): an
-  // entry a released name covers, or lies under, may change.
+  // Entries the built-in list (or `added`) no longer covers: an entry a release names, or lies
+  // under, may change. A release must name something the list protects.
   std::vector<std::string> released;
   // Absolute host paths of the sandbox's own files: the config it came from, the config names
   // on the walk up from it, its worker directories and files. An entry that is one, lies under
   // one or lies on the way to one is trusted.
   std::vector<std::string> host_paths;
+  // Where the sandbox's targets lie on the host, to place `added` and `released` entries; the
+  // sandbox fills it from its mount table.
+  std::vector<SourcePlace> places;
 };
 
 struct TrustedName {
@@ -45,11 +62,19 @@ struct TrustedName {
 // from its config, would be found by the next run's discovery.
 const std::vector<std::string_view>& sandbox_config_names();
 
-// Whether `name` is one a TrustedNamesSpec takes in `added` or `released`: relative,
-// "/"-separated, with no "", "." or ".." component and no NUL.
-bool valid_trusted_name(std::string_view name);
+// What is wrong with an entry of `added` or `released`, and where (a byte offset into it).
+struct TrustedEntryProblem {
+  std::size_t offset = 0;
+  std::string reason;
+};
+std::optional<TrustedEntryProblem> trusted_entry_problem(std::string_view entry);
 inline constexpr std::string_view kTrustedNameRule =
-    "a relative name like .vscode/settings.json (no leading /, no . or .. parts)";
+    "a path relative to the sandbox's root like .vscode/settings.json, or **/name for a name at "
+    "any depth (no leading /, no . or .. parts, no glob characters)";
+// Whether a release names something the list protects: a built-in name (when `builtin`) or an
+// added one covers it. A release of nothing is refused, never accepted and ignored.
+bool release_covers_protected(std::string_view entry, bool builtin,
+                              const std::vector<std::string>& added);
 
 // The built-in list, in order, for reports (describe(), the CLI's check).
 const std::vector<TrustedName>& trusted_builtin_names();
@@ -63,44 +88,52 @@ struct EntryPlace {
 
 class TrustedNames {
  public:
-  // invalid_config for a name that is empty, absolute, or holds "", "." or ".." components or
-  // a NUL; for a host path that is not absolute.
+  // invalid_config for an entry trusted_entry_problem refuses, a release of nothing, an entry no
+  // place holds, or a host path that is not absolute.
   static Result<TrustedNames> create(const TrustedNamesSpec& spec);
 
   // Why a change at `place` would change something the host trusts next, or none. `directory`:
   // the change only makes a directory there (a `.git` directory and directories on the way to
-  // a sandbox file may be made; files and links there may not).
+  // a sandbox file or a released entry may be made; files and links there may not).
   TrustedKind kind_of(const EntryPlace& place, bool directory) const;
 
-  // The names to look for under a writable source (built-in and added, minus the released),
-  // each split into folded components, for commands (find_trusted_entries).
-  const std::vector<std::vector<std::string>>& patterns() const noexcept { return pattern_parts_; }
-  bool released(const std::vector<std::string>& parts) const;
-  // Whether a released name lies strictly below the entry at `parts` (folded): a command's
-  // bind of that entry must then be made of its parts, leaving the released one out.
-  bool releases_below(const std::vector<std::string>& parts) const;
+  // Whether a release covers the entry at `place`.
+  bool released(const EntryPlace& place) const;
+  // Whether a released entry lies strictly below the entry at `place`: a command's bind of that
+  // entry must then be made of its parts, leaving the released one out.
+  bool releases_below(const EntryPlace& place) const;
+  bool builtin() const noexcept { return builtin_; }
   const std::vector<TrustedName>& names() const noexcept { return names_; }
   const std::vector<std::string>& released_names() const noexcept { return released_text_; }
   const std::vector<std::string>& host_paths() const noexcept { return host_paths_; }
+  // Directories git runs hooks from besides `.git/hooks`: each repository's core.hooksPath,
+  // for the repositories at and above each source (read when the sandbox is made).
+  const std::vector<std::string>& hook_dirs() const noexcept { return hook_dirs_; }
   // The host paths again, each as the kernel resolves it now (the nearest existing directory
-  // by its real path, then the rest as named): filled once, when the sandbox pins its sources.
-  void resolve_host_paths();
+  // by its real path, then the rest as named), and the hook directories the repositories at
+  // and above `sources` name: filled once, when the sandbox is made.
+  void resolve_host_paths(const std::vector<std::string>& sources);
 
  private:
+  // An operator's entry: a place (host paths, folded) or a name at any depth (folded parts).
+  struct Entry {
+    std::vector<std::string> hosts;
+    std::vector<std::string> any_depth;
+  };
+  static bool matches(const Entry& entry, const EntryPlace& place,
+                      const std::vector<std::string>& folded_parts,
+                      const std::vector<std::string>& folded_hosts);
+
   bool builtin_ = false;
   std::vector<TrustedName> names_;                       // built-in (if on), then added
-  std::vector<std::vector<std::string>> pattern_parts_;  // names_, folded, parallel
-  std::vector<std::vector<std::string>> released_parts_;
+  std::vector<std::vector<std::string>> pattern_parts_;  // built-in names, folded, parallel
+  std::vector<Entry> added_;
+  std::vector<Entry> released_;
   std::vector<std::string> released_text_;
   std::vector<std::string> host_paths_;  // as given, then resolved ones appended
   std::vector<std::string> folded_hosts_;
+  std::vector<std::string> hook_dirs_;
 };
-
-// Names compare as a case-folding directory compares them, everywhere: ASCII letters to lower
-// case, and the two non-ASCII letters Unicode folds onto ASCII ones (KELVIN SIGN to "k", LONG S
-// to "s"). On a case-sensitive directory this refuses a few more names than it must; it never
-// refuses fewer on one that folds (ext4 casefold, vfat, a mounted macOS volume).
-std::string fold_name(std::string_view name);
 
 // The real path of a host path that may not exist yet: the nearest existing directory's real
 // path, then the rest as named (what the host will resolve it to when it looks later).

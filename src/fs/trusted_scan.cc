@@ -52,11 +52,12 @@ Result<TrustedScan> find_trusted_entries(const TrustedNames& names, const std::s
       EntryPlace place;
       place.parts = dir.parts;
       place.parts.push_back(entry.name);
+      place.hosts.push_back(host_of(source, place.parts));
+      // git's own control files are the git scan's, which knows a repository's layout.
+      if (fold_name(entry.name) == ".git") continue;
       const TrustedKind kind = names.kind_of(place, false);
-      std::vector<std::string> folded;
-      for (const std::string& p : place.parts) folded.push_back(fold_name(p));
-      const bool split = entry.type == sys::EntryType::directory && names.releases_below(folded);
-      if (kind != TrustedKind::none && kind != TrustedKind::git && !split) {
+      const bool split = entry.type == sys::EntryType::directory && names.releases_below(place);
+      if (kind != TrustedKind::none && !split) {
         scan.found.push_back(host_of(source, place.parts));
         continue;  // bound whole, nothing below it needs finding
       }
