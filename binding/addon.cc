@@ -63,6 +63,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
               Napi::Function::New<msb_binding::ReleaseCoversProtected>(env));
   exports.Set("gitScan", Napi::Function::New<msb_binding::GitScan>(env));
   exports.Set("compileGlob", Napi::Function::New<msb_binding::CompileGlob>(env));
+  exports.Set("settleRepositories", Napi::Function::New<msb_binding::SettleRepositories>(env));
   exports.Set("gitAfterRun", Napi::Function::New<msb_binding::GitAfterRun>(env));
   exports.Set("socketPair", Napi::Function::New<msb_binding::SocketPair>(env));
   exports.Set("receiveListeners", Napi::Function::New<msb_binding::ReceiveListeners>(env));

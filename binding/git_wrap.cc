@@ -8,6 +8,7 @@
 
 #include "git/git_check.h"
 #include "git/git_scan.h"
+#include "git/repo_settle.h"
 #include "operation.h"
 #include "rules.h"
 
@@ -67,7 +68,47 @@ Napi::Value to_report(Napi::Env env, msb::git::AfterRunReport& report) {
   return out;
 }
 
+// { gitDir, id: "dev:ino", head }, as findTrusted() reported them.
+std::vector<msb::git::RepositorySeen> repositories_from(const Napi::Value& value) {
+  std::vector<msb::git::RepositorySeen> out;
+  if (!value.IsArray()) return out;
+  Napi::Array given = value.As<Napi::Array>();
+  for (uint32_t i = 0; i < given.Length(); ++i) {
+    Napi::Object repo = given.Get(i).As<Napi::Object>();
+    const std::string id = repo.Get("id").As<Napi::String>().Utf8Value();
+    const auto colon = id.find(':');
+    msb::git::RepositorySeen seen;
+    seen.git_dir = repo.Get("gitDir").As<Napi::String>().Utf8Value();
+    seen.id = msb::FileId{static_cast<dev_t>(std::stoull(id.substr(0, colon))),
+                          static_cast<ino_t>(std::stoull(id.substr(colon + 1)))};
+    seen.head = repo.Get("head").As<Napi::String>().Utf8Value();
+    out.push_back(std::move(seen));
+  }
+  return out;
+}
+
+Napi::Value to_settle_report(Napi::Env env, msb::git::SettleReport& report) {
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("takenOut", string_array(env, report.taken_out));
+  out.Set("restored", string_array(env, report.restored));
+  out.Set("failed", string_array(env, report.failed));
+  return out;
+}
+
 }  // namespace
+
+Napi::Value SettleRepositories(const Napi::CallbackInfo& info) {
+  auto before = repositories_from(info[0]);
+  auto after = repositories_from(info[1]);
+  auto roots = strings_from(info[2].As<Napi::Array>());
+  return GitTask<msb::git::SettleReport>::Start(
+      info.Env(),
+      [before = std::move(before), after = std::move(after),
+       roots = std::move(roots)]() -> msb::Result<msb::git::SettleReport> {
+        return msb::git::settle_repositories(before, after, roots);
+      },
+      to_settle_report);
+}
 
 Napi::Value GitScan(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();

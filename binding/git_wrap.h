@@ -12,5 +12,8 @@ namespace msb_binding {
 Napi::Value GitScan(const Napi::CallbackInfo& info);
 // gitAfterRun(handle) -> Promise<{ removed, unchecked, failed }>: host paths.
 Napi::Value GitAfterRun(const Napi::CallbackInfo& info);
+// settleRepositories(before, after, writableRoots) -> Promise<{ takenOut, restored, failed }>:
+// the repositories findTrusted() reported before and after a run (src/git/repo_settle.h).
+Napi::Value SettleRepositories(const Napi::CallbackInfo& info);
 
 }  // namespace msb_binding

@@ -195,6 +195,7 @@ Napi::Function SandboxWrap::Define(Napi::Env env) {
                       InstanceMethod<&SandboxWrap::TrustedNames>("trustedNames"),
                       InstanceMethod<&SandboxWrap::Grep>("grep"),
                       InstanceMethod<&SandboxWrap::FindTrusted>("findTrusted"),
+                      InstanceMethod<&SandboxWrap::ReleasedHostPath>("releasedHostPath"),
                       InstanceMethod<&SandboxWrap::FindSharedLinks>("findSharedLinks"),
                   });
   auto* data = new AddonData{Napi::Persistent(ctor), TurnMailbox::Create(env)};

@@ -61,6 +61,7 @@ class SandboxWrap : public Napi::ObjectWrap<SandboxWrap> {
   // trusted_wrap.cc
   Napi::Value TrustedNames(const Napi::CallbackInfo& info);
   Napi::Value FindTrusted(const Napi::CallbackInfo& info);
+  Napi::Value ReleasedHostPath(const Napi::CallbackInfo& info);
   // links_wrap.cc
   Napi::Value FindSharedLinks(const Napi::CallbackInfo& info);
 

@@ -15,11 +15,26 @@
 namespace msb_binding {
 namespace {
 
+Napi::Array repositories_array(Napi::Env env, const std::vector<msb::git::RepositorySeen>& repos) {
+  Napi::Array out = Napi::Array::New(env, repos.size());
+  for (uint32_t i = 0; i < repos.size(); ++i) {
+    Napi::Object repo = Napi::Object::New(env);
+    repo.Set("gitDir", Napi::String::New(env, repos[i].git_dir));
+    repo.Set("id", Napi::String::New(env, std::to_string(repos[i].id.dev) + ":" +
+                                              std::to_string(repos[i].id.ino)));
+    repo.Set("head", Napi::String::New(env, repos[i].head));
+    out.Set(i, repo);
+  }
+  return out;
+}
+
 Napi::Value to_scans(Napi::Env env, std::vector<msb::TrustedScan>& scans) {
   Napi::Array out = Napi::Array::New(env, scans.size());
   for (uint32_t i = 0; i < scans.size(); ++i) {
     Napi::Object scan = Napi::Object::New(env);
     scan.Set("found", string_array(env, scans[i].found));
+    scan.Set("repositories", repositories_array(env, scans[i].repositories));
+    scan.Set("workTrees", string_array(env, scans[i].work_trees));
     scan.Set("truncated", Napi::Boolean::New(env, scans[i].truncated));
     out.Set(i, scan);
   }
@@ -92,6 +107,18 @@ Napi::Value SandboxWrap::FindTrusted(const Napi::CallbackInfo& info) {
         return scans;
       },
       to_scans);
+}
+
+// releasedHostPath(host): whether a release covers the entry there (any-depth releases are
+// matched on the host path's own components).
+Napi::Value SandboxWrap::ReleasedHostPath(const Napi::CallbackInfo& info) {
+  const std::string host = info[0].As<Napi::String>().Utf8Value();
+  msb::EntryPlace place;
+  for (std::string_view part : msb::split_at_slashes(host)) {
+    if (!part.empty()) place.parts.emplace_back(part);
+  }
+  place.hosts.push_back(host);
+  return Napi::Boolean::New(info.Env(), core_->trusted().released(place));
 }
 
 }  // namespace msb_binding

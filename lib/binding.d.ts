@@ -74,15 +74,29 @@ export declare class NativeSandbox {
   grep(path: string, options: object, cancel: Int32Array): Promise<import('./index').GrepResult>;
   /** The names the host trusts next, as this sandbox keeps them (src/fs/trusted_names.h). */
   trustedNames(): TrustedNamesDescription;
-  /** Per source (absolute host paths), the trusted entries under it (host paths), bounded. */
-  findTrusted(sources: string[]): Promise<{ found: string[]; truncated: boolean }[]>;
+  /**
+   * Per source (absolute host paths), at any depth: the trusted entries under it, the
+   * repositories by git's layout and the work trees holding a `.git` (host paths), bounded.
+   */
+  findTrusted(sources: string[]): Promise<{ found: string[]; repositories: RepositorySeen[]; workTrees: string[]; truncated: boolean }[]>;
+  /** Whether a release covers the entry at this host path (its protection is lifted for every way in). */
+  releasedHostPath(host: string): boolean;
   findSharedLinks(sources: { host: string; skip: string[] }[]): Promise<{ found: string[]; truncated: boolean }>;
 }
 
 export interface TrustedNamesDescription {
-  names: { name: string; kind: 'git' | 'sandbox' | 'client' | 'shell' | 'named' }[];
+  names: { name: string; kind: 'git' | 'sandbox' | 'client' | 'shell' | 'named' | 'tool' }[];
   released: string[];
   hostPaths: string[];
+  /** Directories core.hooksPath names in the repositories at and above the sources. */
+  hookDirs: string[];
+}
+
+/** A repository found by findTrusted: its git directory, identity ("dev:ino") and valid HEAD text ("" if none). */
+export interface RepositorySeen {
+  gitDir: string;
+  id: string;
+  head: string;
 }
 
 /** Where a config file is wrong; exactly one of `error` and the result is set. */
@@ -139,6 +153,12 @@ export interface NativeBinding {
   >;
   /** Removes what the command planted at names git follows; host paths. */
   gitAfterRun(handle: GitAfterRunHandle): Promise<{ removed: string[]; unchecked: string[]; failed: string[]; repositories: string[] }>;
+  /** After a run: runners taken out of new repositories, voided HEADs put back (host paths). */
+  settleRepositories(before: RepositorySeen[], after: RepositorySeen[], roots: string[]): Promise<{ takenOut: string[]; restored: string[]; failed: string[] }>;
+  /** null, or where and why an entry of trustedNames.add/release is refused. */
+  trustedEntryProblem(entry: string): { offset: number; reason: string } | null;
+  /** Whether a release names something the list (built-in names when `builtin`, and `added`) protects. */
+  releaseCoversProtected(entry: string, builtin: boolean, added: string[]): boolean;
   /** An AF_UNIX SOCK_SEQPACKET pair, both ends close-on-exec: [parentFd, childFd]. */
   socketPair(): [number, number];
   /**

@@ -231,7 +231,7 @@ export declare class ConflictError extends SandboxError {
  */
 export declare class HostTrustedError extends SandboxError {
   /** Why the host trusts it. */
-  readonly trusted: 'git' | 'sandbox' | 'client' | 'shell' | 'named';
+  readonly trusted: 'git' | 'sandbox' | 'client' | 'shell' | 'named' | 'tool';
   constructor(path: string, trusted?: HostTrustedError['trusted']);
 }
 export declare class AttachmentPolicyError extends SandboxError {

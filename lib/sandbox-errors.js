@@ -375,12 +375,14 @@ class ConflictError extends SandboxError {
 
 // A change to a file the host trusts to run things next (git's hooks and config, the sandbox's
 // own config and worker files, agent clients' and editors' project files, shell start-up
-// files): refused whichever way it is tried; reading stays allowed. `trusted` says which kind.
+// files, tools' config): refused whichever way it is tried; reading stays allowed. `trusted`
+// says which kind.
 const TRUSTED_KINDS = {
   git: 'git runs what its hooks and config name the next time the user runs git here',
   sandbox: 'it is this sandbox\'s own configuration, which the next run reads',
   client: 'agent clients and editors start the servers, hooks and tasks it names',
-  shell: 'a shell or tool started here next reads and runs it',
+  shell: 'a shell or login started here next reads and runs it',
+  tool: 'a package manager or build tool run here next reads it and runs what it names',
   named: 'the sandbox\'s operator marked it as trusted',
 };
 

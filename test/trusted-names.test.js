@@ -25,6 +25,9 @@ const EXISTING = [
   '.claude/commands/go.md', '.idea/workspace.xml', '.zed/settings.json',
   '.bashrc', '.bash_profile', '.profile', '.zshrc', '.zprofile', '.gitconfig', '.ripgreprc', '.envrc',
   'sub/dir/.envrc', 'vendor/lib/.git',
+  // Round 2: git's XDG config, login files, more clients, tools' files (kind "tool"), at any depth.
+  '.config/git/config', '.ssh/config', '.npmrc', '.cargo/config.toml', '.yarnrc.yml',
+  'a/b/c/d/e/.devcontainer.json', 'a/b/c/d/e/f/.vscode/tasks.json',
 ];
 // Trusted names that do not exist yet: making any of them is a change too.
 const ABSENT = [
@@ -32,6 +35,12 @@ const ABSENT = [
   'golem-forge.config.yml', 'golem-forge.config.json', 'workers/new.worker',
   '.cursor/rules.json', '.claude/agents/a.md', '.claude/hooks/h.sh', '.idea/run.xml', 'deep/a/b/.vscode/tasks.json',
   '.zlogin', '.zshenv', 'pkg/.git', 'deep/x/.mcp.json',
+  '.config/git/attributes', '.ssh/authorized_keys', '.config/fish/config.fish', '.config/systemd/user/x.service',
+  '.config/autostart/x.desktop', '.local/bin/git', '.hg/hgrc', '.gemini/settings.json', 'opencode.json',
+  'opencode.jsonc', '.opencode/agent/a.md', '.roo/mcp.json', '.kilocode/mcp.json', '.continue/config.yaml',
+  '.amazonq/mcp.json', '.windsurf/rules.md', '.codex/config.toml', '.devcontainer/devcontainer.json',
+  '.devcontainer.json', '.yarnrc', '.cargo/config', '.pnpmfile.cjs', 'bunfig.toml', '.pre-commit-config.yaml',
+  '.direnv/bin/x', 'pkg/deep/er/and/deeper/.npmrc',
 ];
 const WORKER = '---\nname: r\nsandbox:\n  restrict: /src\n  readonly: true\n---\nRead only.\n';
 
@@ -138,6 +147,10 @@ describe('every change to a trusted name is refused and changes nothing', () => 
     expect((await expectTrusted(sandbox.write('/workers/r.worker', 'x'))).trusted).toBe('sandbox');
     expect((await expectTrusted(sandbox.write('/.mcp.json', 'x'))).trusted).toBe('client');
     expect((await expectTrusted(sandbox.write('/.bashrc', 'x'))).trusted).toBe('shell');
+    const tool = await expectTrusted(sandbox.write('/.npmrc', 'x'));
+    expect(tool.trusted).toBe('tool');
+    expect(tool.toLLMMessage()).toMatch(/package manager or build tool/);
+    expect((await expectTrusted(sandbox.write('/.config/git/config', 'x'))).trusted).toBe('git');
     expect(errorsEntry.HostTrustedError).toBe(HostTrustedError);
     expect(ms.isSandboxError(git)).toBe(true);
   });
@@ -267,6 +280,59 @@ describe('the operator decides, never the agent', () => {
     await expect(ms.loadProgramConfig(file)).rejects.toMatchObject({ code: 'INVALID_CONFIG', keyPath: 'sandbox.trustedNames.release[0]' });
     expect(() => ms.createMountSandbox({ root: dir, trustedNames: { release: ['/abs'] } })).toThrow(/trustedNames.release\[0\]/);
     expect(() => ms.createMountSandbox({ root: dir, trustedNames: { allow: [] } })).toThrow(/unknown key trustedNames.allow/);
+  });
+});
+
+describe('releases and additions name a place', () => {
+  let dir;
+  beforeEach(() => {
+    dir = makeTempDir('msb-trusted-places-');
+    for (const rel of ['.claude/settings.json', 'pkg/.claude/settings.json', 'deploy/run.sh', 'x/deploy/run.sh']) {
+      fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+      fs.writeFileSync(path.join(dir, rel), 'original\n');
+    }
+  });
+  afterEach(() => removeDir(dir));
+
+  test('a bare name that would match inside a protected directory is refused: it names nothing protected', () => {
+    for (const release of ['config', 'settings.json', 'hooks/pre-commit', 'src/app.ts']) {
+      expect(() => ms.createMountSandbox({ root: dir, trustedNames: { release: [release] } }))
+        .toThrow(/names nothing the sandbox protects.*\.claude\/settings\.json/);
+    }
+  });
+
+  test('a release names a place: that file there, not the same name elsewhere; **/ for every depth', async () => {
+    const one = ms.createMountSandbox({ root: dir, trustedNames: { release: ['.claude/settings.json'] } });
+    await one.write('/.claude/settings.json', '{}');
+    await expectTrusted(one.write('/pkg/.claude/settings.json', '{}'));
+    await expectTrusted(one.write('/.claude/settings.local.json', '{}'));
+    const every = ms.createMountSandbox({ root: dir, trustedNames: { release: ['**/.claude/settings.json'] } });
+    await every.write('/pkg/.claude/settings.json', '{}');
+    await expectTrusted(every.write('/pkg/.claude/commands/a.md', 'x'));
+  });
+
+  test('an addition names a place or **/name; glob characters are refused with where they are', async () => {
+    const sb = ms.createMountSandbox({ root: dir, trustedNames: { add: ['deploy/run.sh', '**/Makefile'] } });
+    expect((await expectTrusted(sb.write('/deploy/run.sh', 'x'))).trusted).toBe('named');
+    await sb.write('/x/deploy/run.sh', 'changed\n');
+    await expectTrusted(sb.write('/a/b/Makefile', 'all:\n'));
+    expect(() => ms.createMountSandbox({ root: dir, trustedNames: { add: ['*.sh'] } }))
+      .toThrow(/trustedNames.add\[0\] "\*\.sh".*at character 1: '\*' is a glob character/);
+    expect(() => ms.createMountSandbox({ root: dir, trustedNames: { add: ['ok', 'deploy/*'] } }))
+      .toThrow(/trustedNames.add\[1\].*at character 8/);
+    const file = path.join(dir, 'golem-forge.config.yaml');
+    fs.writeFileSync(file, 'sandbox:\n  root: .\n  trustedNames:\n    add:\n      - tools/x\n      - deploy/[a-z].sh\n');
+    const error = await ms.loadProgramConfig(file).then(() => null, (e) => e);
+    expect(error).toMatchObject({ code: 'INVALID_CONFIG', keyPath: 'sandbox.trustedNames.add[1]', line: 6, column: 9 });
+    expect(error.message).toMatch(/at character 8: '\[' is a glob character/);
+  });
+
+  test('a rootless sandbox places entries under its mounts, and refuses one no mount holds', () => {
+    const mounts = [{ source: path.join(dir, 'pkg'), target: '/pkg' }];
+    const sb = ms.createMountSandbox({ root: null, mounts, trustedNames: { release: ['pkg/.claude/settings.json'] } });
+    expect(sb.canWrite('/pkg/.claude/settings.json')).toBe(true);
+    expect(() => ms.createMountSandbox({ root: null, mounts, trustedNames: { add: ['other/x'] } }))
+      .toThrow(/trustedNames.add\[0\] "other\/x" lies under no mount/);
   });
 });
 

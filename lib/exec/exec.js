@@ -12,12 +12,12 @@ const { protectedFiles, absentNames } = require('../next-run/protected');
 const { realMounts, namesToWatch, removeAppeared, removalReport, virtualPathOf, trustedBefore, trustedAdded } = require('../next-run/watch');
 const { makeRemovable } = require('./cleanup');
 const { appArmorNamespaceFailure, refusedIdMaps } = require('./apparmor');
-const { gitProtection, afterRun, mountPointExcludes } = require('../next-run/git');
+const { gitProtection, afterRun, mountPointExcludes, settleRepositories } = require('../next-run/git');
 const { sharedLinksToBind } = require('./shared-links');
 const { plainData } = require('../common/plain');
 const { parseOptions, checkArgv, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES } = require('./options');
 const { DEFAULT_PATH, workingDirectory, checkMountTargets, readable, systemPaths, launchPolicy, viewPath } = require('./view');
-const { guidingNotes } = require('./notes');
+const { guidingNotes, uncheckedNote, newRepositoryNote, takenOutNote } = require('./notes');
 const { commandNetwork } = require('../network/scope');
 const { describeNetwork } = require('../network/policy');
 const { networkLaunch, startJudge, enforcedMode, refusedNote } = require('./network');
@@ -377,28 +377,33 @@ async function exec(sandbox, handle, givenArgv, options = {}) {
   const removed = removalReport(cleanup.removed, state.mounts, state.view);
   result.removedAfterRun = removed.removedAfterRun;
   result.cleanupFailed = cleanup.failed;
-  const notes = [removed.note, newRepositoryNote(cleanup.repositories), uncheckedNote(cleanup.failed, state.view)].filter((n) => n !== null);
+  result.gitTakenOut = [...cleanup.takenOut, ...cleanup.restored];
+  const notes = [removed.note, newRepositoryNote(cleanup.repositories), takenOutNote(cleanup.takenOut, cleanup.restored, state.view),
+    uncheckedNote(cleanup.failed, state.view)].filter((n) => n !== null);
   if (notes.length > 0) result.stderr = `${result.stderr.replace(/\n$/, '')}${result.stderr === '' ? '' : '\n\n'}${notes.join('\n')}\n`;
   return result;
 }
 
 async function runCommand(state, { sandbox, handle }, sandboxPaths, argv, opts, cwd) {
-  // What the host's git runs later stays as it is (lib/next-run/git.js).
+  state.mounts = await realMounts(sandboxPaths);
+  // What the core says the host trusts next, at any depth (src/fs/trusted_scan.h): the files its
+  // names cover, bound read-only, what a command adds at them removed after it; every repository,
+  // protected below and settled after the run (lib/next-run/watch.js).
+  state.trusted = await trustedBefore(handle, state.mounts);
+  // What the host's git runs later stays as it is (lib/next-run/git.js), in every repository.
   if (opts.protectGit) {
     const writable = sandboxPaths.filter((p) => p.access === 'write' || p.access === 'writeKeep');
-    state.git = await gitProtection(writable.map((p) => p.path));
+    state.git = await gitProtection([...writable.map((p) => p.path), ...state.trusted.nested]);
+    const released = (p) => handle.releasedHostPath(p);
+    state.git.protect = state.git.protect.filter((p) => !released(p));
     sandboxPaths.push(
       ...state.git.protect.map((p) => ({ path: p, access: 'protect' })),
       ...state.git.pin.map((p) => ({ path: p, access: 'pin' })),
     );
   }
   // Names the next run trusts: bound where they exist now, else watched (lib/next-run/watch.js).
-  state.mounts = await realMounts(sandboxPaths);
   const names = await namesToWatch(absentNames(sandbox), state.mounts);
   state.watch = names.watch;
-  // The client, editor and shell files the core names (src/fs/trusted_scan.h): bound read-only
-  // where they exist, and what a command adds at such names removed after it (lib/next-run/watch.js).
-  state.trusted = await trustedBefore(handle, state.mounts);
   const linked = opts.protectSharedLinks ? await sharedLinksToBind(handle, state.mounts) : []; // hard links out
   const protectedPaths = [
     ...protectedFiles(sandbox).filter((file) => fs.existsSync(file)), ...names.bind, ...state.trusted.bind, ...linked,
@@ -461,23 +466,6 @@ async function runCommand(state, { sandbox, handle }, sandboxPaths, argv, opts, 
   if (refused !== null) result.stderr = `${result.stderr.replace(/\n$/, '')}${result.stderr === '' ? '' : '\n\n'}${refused}\n`;
   return result;
 }
-// What the check after the run could not read or remove (the private /tmp aside, which no later
-// run reads): the model, and through it the user, should know the next run may trust it.
-function uncheckedNote(failed, view) {
-  const names = failed.filter((p) => p !== '/tmp').map((p) => (view ? viewPath(view.workspace, p) : p));
-  if (names.length === 0) return null;
-  return `Note: after the command ended, ${names.join(', ')} could not be checked or removed; the host's git ` +
-    'or the next run may trust what the command left there.';
-}
-
-// Why a repository the command made went, so that the model does not make it again the same way.
-function newRepositoryNote(repositories) {
-  if (repositories.length === 0) return null;
-  return 'Note: a git repository made where there was none is kept only when its config sets nothing but ' +
-    'core format settings, user.name and user.email, remotes with plain URLs and upstream branches, and its ' +
-    'hooks are git\'s samples (anything else could run a program when the user next runs git there); it was removed whole.';
-}
-
 const withPidNamespace = (enforced) => enforced !== null && enforced.layers.includes('pid-namespace');
 
 // After the run: the temp directory, git's planted names, the names watched for the next run.
@@ -494,14 +482,24 @@ async function cleanUp(state) {
   removed.push(...planted.removed);
   const repositories = planted.repositories || [];
   failed.push(...planted.unchecked, ...planted.failed);
+  let settled = { takenOut: [], restored: [], failed: [] };
   if (withPidNamespace(state.enforced)) {
-    const added = await trustedAdded(state.trusted);
-    const names = await removeAppeared([...state.watch, ...added], removeConfined);
+    const now = await trustedAdded(state.trusted);
+    const names = await removeAppeared([...state.watch, ...now.added], removeConfined);
     removed.push(...names.removed);
-    failed.push(...names.failed);
+    failed.push(...names.failed, ...now.truncated);
+    if (state.git.handle !== null) {
+      settled = await settleRepositories(state.trusted.repositories, now.repositories, state.trusted.sources, state.enforced);
+    }
+    failed.push(...settled.failed);
   }
   const virtual = (p) => (p === '/tmp' ? p : virtualPathOf(p, state.mounts));
-  return { removed, repositories, failed: [...new Set(failed.map(virtual).filter((p) => p !== null))] };
+  const shown = (list) => list.map((p) => { const [file, key] = p.split(': '); const v = virtual(file); return v === null ? null : (key ? `${v}: ${key}` : v); })
+    .filter((p) => p !== null);
+  return {
+    removed, repositories, takenOut: shown(settled.takenOut), restored: shown(settled.restored),
+    failed: [...new Set(failed.map(virtual).filter((p) => p !== null))],
+  };
 }
 
 // Deletes `target` with an `rm -rf` confined by Landlock to `area` (a directory holding it): a

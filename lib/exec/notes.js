@@ -196,4 +196,36 @@ async function guidingNotes(result, sandbox, cwd, view, context) {
   return notes.length === 0 ? result.stderr : `${result.stderr.replace(/\n$/, '')}\n\n${notes.join('\n')}\n`;
 }
 
-module.exports = { guidingNotes };
+// What the checks after the run could not read or remove (the private /tmp aside, which no later
+// run reads): the model, and through it the user, should know the next run may trust it.
+function uncheckedNote(failed, view) {
+  const names = failed.filter((p) => p !== '/tmp').map((p) => (view ? viewPath(view.workspace, p) : p));
+  if (names.length === 0) return null;
+  return `Note: after the command ended, ${names.join(', ')} could not be checked or removed; the host's git ` +
+    'or the next run may trust what the command left there.';
+}
+
+// Why a repository the command made went, so that the model does not make it again the same way.
+function newRepositoryNote(repositories) {
+  if (repositories.length === 0) return null;
+  return 'Note: a git repository made where there was none is kept only when its config sets nothing but ' +
+    'core format settings, user.name and user.email, remotes with plain URLs and upstream branches, and its ' +
+    'hooks are git\'s samples (anything else could run a program when the user next runs git there); it was removed whole.';
+}
+
+// What was taken out of the repositories the command made, and the HEADs put back (virtual
+// paths, "<path>: <key>" for a config entry), so that the model knows its setting did not stay.
+function takenOutNote(takenOut, restored, view) {
+  const shown = (p) => (view ? viewPath(view.workspace, p) : p);
+  const notes = [];
+  if (takenOut.length > 0) {
+    notes.push(`Note: the command made a git repository; what could make git run a program when the user next runs ` +
+      `git there was taken out of it (the repository stays): ${takenOut.map(shown).join(', ')}.`);
+  }
+  if (restored.length > 0) {
+    notes.push(`Note: the command removed or voided a repository's HEAD; it was put back: ${restored.map(shown).join(', ')}.`);
+  }
+  return notes.length === 0 ? null : notes.join('\n');
+}
+
+module.exports = { guidingNotes, uncheckedNote, newRepositoryNote, takenOutNote };

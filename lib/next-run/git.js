@@ -109,4 +109,20 @@ async function mountPointExcludes(mounts, tmp, env) {
   };
 }
 
-module.exports = { gitProtection, afterRun, mountPointExcludes };
+/**
+ * Settles the repositories of the writable sources once a command has ended (src/git/
+ * repo_settle.h): each one it made keeps only config that runs nothing and git's sample hooks;
+ * each one that was there gets back a HEAD the command took away or voided. Host paths in the
+ * report; with no PID namespace nothing is touched (a process of the command could still race).
+ * @param {{ gitDir: string, id: string, head: string }[]} before
+ * @param {{ gitDir: string, id: string, head: string }[]} after
+ * @param {string[]} roots the writable sources' real paths
+ * @param {{ layers: string[] } | null} enforced
+ * @returns {Promise<{ takenOut: string[], restored: string[], failed: string[] }>}
+ */
+async function settleRepositories(before, after, roots, enforced) {
+  if (!enforced || !enforced.layers.includes('pid-namespace')) return { takenOut: [], restored: [], failed: [] };
+  return addon().settleRepositories(before, after, roots);
+}
+
+module.exports = { gitProtection, afterRun, mountPointExcludes, settleRepositories };

@@ -9,6 +9,7 @@ const { fs, path } = require('../common/builtins');
 const { makeRemovable } = require('../exec/cleanup');
 const { viewPath } = require('../exec/view');
 const { isWithin } = require('../common/paths');
+const { ExecError } = require('../errors/from-codes');
 
 const WRITABLE = new Set(['write', 'writeKeep']);
 
@@ -180,16 +181,25 @@ function removalReport(hostPaths, mounts, view) {
 const linkText = (file) => fs.promises.readlink(file).catch(() => null);
 
 /**
- * The names the core says the host trusts next (client, editor and shell files; the sandbox's own
- * and git's are bound above) as they are under the writable mounts before a command: `bind`, the
- * entries to bind read-only (not links: a bind follows them), and `before`, every entry found,
- * with its link text (null for a file or directory), to tell what the command added.
+ * What the core says the host trusts next under the writable mounts before a command (src/fs/
+ * trusted_scan.h), found at any depth: `bind`, the entries the names cover (not links: a bind
+ * follows them), to bind read-only; `before`, every such entry with its link text (null for a
+ * file or directory), to tell what the command added; `repositories`, every repository by git's
+ * layout, to settle after the run; `nested`, the work trees and bare repositories below the
+ * sources' tops, for the git scan to protect as it protects the tops. Rejects with ExecError
+ * (stage "trusted-names") where a source holds more entries than the walk reads: the rest would
+ * go unprotected.
  * @param {import('../binding.d.ts').NativeSandbox} handle
  * @param {{ real: string, access: string }[]} mounts from realMounts()
  */
 async function trustedBefore(handle, mounts) {
   const sources = [...new Set(mounts.filter((m) => WRITABLE.has(m.access)).map((m) => m.real))];
   const scans = await handle.findTrusted(sources);
+  if (scans.some((scan) => scan.truncated)) {
+    throw new ExecError('Refusing to run: a writable mount holds more entries than the sandbox walks to find the files ' +
+      'the host trusts next (500,000); mount large trees such as dependencies read-only, or narrow the sandbox with restrict()',
+    undefined, 'trusted-names');
+  }
   const before = new Map();
   const bind = [];
   for (const file of scans.flatMap((scan) => scan.found)) {
@@ -197,16 +207,21 @@ async function trustedBefore(handle, mounts) {
     before.set(file, text);
     if (text === null) bind.push(file);
   }
-  return { handle, sources, before, bind };
+  const repositories = scans.flatMap((scan) => scan.repositories);
+  const tops = new Set(sources);
+  const bare = repositories.map((r) => r.gitDir).filter((dir) => path.basename(dir) !== '.git');
+  const nested = [...scans.flatMap((scan) => scan.workTrees), ...bare].filter((dir) => !tops.has(dir));
+  return { handle, sources, before, bind, repositories, nested };
 }
 
 /**
  * What a command added at those names: found now and not before, or a link whose text changed,
- * as removeAppeared's { host, root } (the writable source it lies in).
+ * as removeAppeared's { host, root } (the writable source it lies in); and the repositories
+ * found now. `truncated` when the walk could not read everything (the rest was not checked).
  * @param {{ handle: import('../binding.d.ts').NativeSandbox, sources: string[], before: Map<string, string | null> }} trusted
  */
 async function trustedAdded({ handle, sources, before }) {
-  if (sources.length === 0) return [];
+  if (sources.length === 0) return { added: [], repositories: [], truncated: [] };
   const scans = await handle.findTrusted(sources);
   const added = [];
   for (const [i, scan] of scans.entries()) {
@@ -215,7 +230,8 @@ async function trustedAdded({ handle, sources, before }) {
       added.push({ host, root: sources[i] });
     }
   }
-  return added;
+  const truncated = sources.filter((_, i) => scans[i].truncated);
+  return { added, repositories: scans.flatMap((scan) => scan.repositories), truncated };
 }
 
 module.exports = {

@@ -96,6 +96,11 @@ export interface MountSandboxConfig<Root extends string | null = string> extends
   trustedNames?: TrustedNamesConfig;
 }
 
+/**
+ * Each entry is a path relative to the sandbox's root (".vscode/settings.json": that place, and
+ * what lies below it), or "**\/" and a name for a name at any depth ("**\/deploy.sh"). No glob
+ * characters. A release must name something the list protects.
+ */
 export interface TrustedNamesConfig {
   add?: string[];
   release?: string[];
@@ -103,10 +108,12 @@ export interface TrustedNamesConfig {
 
 /** describe().trustedNames: the set in force (the names, what is released, the sandbox's own files). */
 export interface TrustedNamesDescription {
-  names: { name: string; kind: 'git' | 'sandbox' | 'client' | 'shell' | 'named' }[];
+  names: { name: string; kind: 'git' | 'sandbox' | 'client' | 'shell' | 'named' | 'tool' }[];
   released: string[];
   /** The sandbox's own files as host paths: its config, config names on the walk up, workers. */
   hostPaths: string[];
+  /** Directories core.hooksPath names in the repositories at and above the sources (host paths). */
+  hookDirs: string[];
 }
 
 export interface SubWorkerRestriction {

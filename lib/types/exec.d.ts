@@ -179,6 +179,15 @@ export interface ExecResult {
    */
   removedAfterRun: string[];
   /**
+   * What was settled in the repositories of the writable mounts after the run (only in a PID
+   * namespace): in a repository the command made, each config entry that could make git run a
+   * program ("/lib/.git/config: core.fsmonitor") and each hook other than git's samples
+   * ("/lib/.git/hooks/pre-commit"), taken out while the repository stays; and each HEAD the
+   * command removed or voided in a repository that was there, put back ("/.git/HEAD"). A note on
+   * stderr says so too. Empty when nothing was.
+   */
+  gitTakenOut: string[];
+  /**
    * What could not be removed, or for git not checked, after the run: "/tmp" for the command's
    * private temp directory, else virtual paths of removedAfterRun's kind (a note on stderr names
    * those). Empty when cleanup went through.

@@ -2,6 +2,7 @@
 
 #include <climits>
 #include <cstdlib>
+#include <algorithm>
 #include <memory>
 
 #include "common/path.h"
@@ -125,7 +126,8 @@ std::pair<std::string_view, bool> split_any_depth(std::string_view entry) {
 
 // The host path a root-relative entry names: the source of the longest target that holds it.
 std::optional<std::string> place_of(std::string_view entry, const std::vector<SourcePlace>& places) {
-  const std::string virtual_path = "/" + std::string(entry);
+  std::string virtual_path = "/";
+  virtual_path.append(entry);
   const SourcePlace* best = nullptr;
   for (const SourcePlace& p : places) {
     if (!within(virtual_path, p.target)) continue;
@@ -295,9 +297,11 @@ void TrustedNames::resolve_host_paths(const std::vector<std::string>& sources) {
   if (!builtin_) return;
   for (const std::string& source : sources) {
     for (std::string& dir : git::hooks_path_dirs(source)) {
-      std::string real = fold_name(real_name(dir));
-      if (real != fold_name(dir)) hook_dirs_.push_back(std::move(real));
-      hook_dirs_.push_back(fold_name(dir));
+      if (std::find(hook_dirs_.begin(), hook_dirs_.end(), dir) != hook_dirs_.end()) continue;
+      const std::string real = real_name(dir);
+      folded_hook_dirs_.push_back(fold_name(dir));
+      if (real != dir) folded_hook_dirs_.push_back(fold_name(real));
+      hook_dirs_.push_back(std::move(dir));
     }
   }
 }
@@ -379,7 +383,7 @@ TrustedKind TrustedNames::kind_of(const EntryPlace& place, bool directory) const
   }
   if (!builtin_) return TrustedKind::none;
   for (const std::string& host : hosts) {
-    for (const std::string& dir : hook_dirs_) {
+    for (const std::string& dir : folded_hook_dirs_) {
       if (within(host, dir) || (!directory && within(dir, host))) return TrustedKind::git;
     }
   }

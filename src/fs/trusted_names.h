@@ -132,7 +132,8 @@ class TrustedNames {
   std::vector<std::string> released_text_;
   std::vector<std::string> host_paths_;  // as given, then resolved ones appended
   std::vector<std::string> folded_hosts_;
-  std::vector<std::string> hook_dirs_;
+  std::vector<std::string> hook_dirs_;  // as found, for reports
+  std::vector<std::string> folded_hook_dirs_;
 };
 
 // The real path of a host path that may not exist yet: the nearest existing directory's real

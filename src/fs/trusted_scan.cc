@@ -2,75 +2,134 @@
 
 #include <fcntl.h>
 
-#include <deque>
+#include <memory>
 #include <utility>
 
 #include "common/sys.h"
 #include "common/unique_fd.h"
 #include "fs/fd_io.h"
+#include "git/git_layout.h"
 
 namespace msb {
 namespace {
 
 constexpr int kDirFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
 
+// A directory still to read, opened only when its turn comes: the walk goes depth first, so the
+// descriptors held at once are those of the directories on the way down, not of every
+// directory waiting.
 struct PendingDir {
-  UniqueFd fd;
-  std::vector<std::string> parts;  // below the source
+  std::shared_ptr<UniqueFd> parent;
+  std::vector<std::string> parts;  // below the source; the last is the name in `parent`
 };
 
-bool never_entered(const std::string& name) {
-  return name == ".git" || name == "node_modules";
-}
+struct OpenDir {
+  std::shared_ptr<UniqueFd> fd;
+  std::vector<std::string> parts;
+};
 
 std::string host_of(const std::string& source, const std::vector<std::string>& parts) {
   std::string out = source == "/" ? "" : source;
   for (const std::string& p : parts) out += "/" + p;
-  return out;
+  return out.empty() ? "/" : out;
 }
+
+// A repository's identity and HEAD, when the directory `fd` is one.
+std::optional<git::RepositorySeen> repository_at(int fd, std::string git_dir) {
+  if (!git::read_layout(fd).repository()) return std::nullopt;
+  auto st = sys::stat_fd(fd);
+  if (!st) return std::nullopt;
+  return git::RepositorySeen{std::move(git_dir), FileId{st.value().st_dev, st.value().st_ino},
+                             git::valid_head_file(fd)};
+}
+
+bool names_layout(const std::vector<DirEntry>& entries) {
+  for (const DirEntry& e : entries) {
+    if (git::layout_part(e.name) == git::LayoutPart::head) return true;
+  }
+  return false;
+}
+
+class Walk {
+ public:
+  Walk(const TrustedNames& names, const std::string& source, std::size_t max_entries)
+      : names_(names), source_(source), max_entries_(max_entries) {}
+
+  Result<TrustedScan> run() {
+    auto top = sys::open_at(AT_FDCWD, source_.c_str(), kDirFlags & ~O_NOFOLLOW);
+    if (!top) return top.error();
+    OpenDir first{std::make_shared<UniqueFd>(std::move(top.value())), {}};
+    directory(first);
+    while (!pending_.empty() && !scan_.truncated) {
+      PendingDir next = std::move(pending_.back());
+      pending_.pop_back();
+      auto fd = sys::open_at(next.parent->get(), next.parts.back().c_str(), kDirFlags);
+      next.parent.reset();
+      if (!fd) continue;  // a link, a file of unknown type, or gone
+      OpenDir dir{std::make_shared<UniqueFd>(std::move(fd.value())), std::move(next.parts)};
+      directory(dir);
+    }
+    return std::move(scan_);
+  }
+
+ private:
+  void directory(OpenDir& dir) {
+    auto entries = read_dir_entries(dir.fd->get());
+    if (!entries) return;  // unreadable: a command cannot plant through it either
+    read_ += entries.value().size();
+    if (read_ > max_entries_) {
+      scan_.truncated = true;
+      return;
+    }
+    // A repository under any name (a bare one, or a layout planted by hand): recorded, and
+    // still entered, so that a layout planted over a tree cannot hide what lies below it.
+    if (names_layout(entries.value())) {
+      if (auto repo = repository_at(dir.fd->get(), host_of(source_, dir.parts))) {
+        scan_.repositories.push_back(std::move(*repo));
+      }
+    }
+    for (const DirEntry& entry : entries.value()) this->entry(dir, entry);
+  }
+
+  void entry(const OpenDir& dir, const DirEntry& entry) {
+    EntryPlace place;
+    place.parts = dir.parts;
+    place.parts.push_back(entry.name);
+    place.hosts.push_back(host_of(source_, place.parts));
+    const bool is_dir =
+        entry.type == sys::EntryType::directory || entry.type == sys::EntryType::unknown;
+    if (fold_name(entry.name) == ".git") {
+      if (!is_dir) return;
+      auto sub = sys::open_at(dir.fd->get(), entry.name.c_str(), kDirFlags);
+      if (!sub) return;
+      if (auto repo = repository_at(sub.value().get(), place.hosts.front())) {
+        scan_.repositories.push_back(std::move(*repo));
+        scan_.work_trees.push_back(host_of(source_, dir.parts));
+      }
+      return;
+    }
+    const TrustedKind kind = names_.kind_of(place, false);
+    const bool split = entry.type == sys::EntryType::directory && names_.releases_below(place);
+    if (kind != TrustedKind::none && !split) {
+      scan_.found.push_back(std::move(place.hosts.front()));
+      return;  // bound whole, nothing below it needs finding
+    }
+    if (is_dir) pending_.push_back(PendingDir{dir.fd, std::move(place.parts)});
+  }
+
+  const TrustedNames& names_;
+  const std::string& source_;
+  const std::size_t max_entries_;
+  std::size_t read_ = 0;
+  std::vector<PendingDir> pending_;
+  TrustedScan scan_;
+};
 
 }  // namespace
 
 Result<TrustedScan> find_trusted_entries(const TrustedNames& names, const std::string& source,
-                                         std::size_t depth) {
-  TrustedScan scan;
-  auto top = sys::open_at(AT_FDCWD, source.c_str(), kDirFlags & ~O_NOFOLLOW);
-  if (!top) return top.error();
-  std::deque<PendingDir> pending;
-  pending.push_back(PendingDir{std::move(top.value()), {}});
-  std::size_t read = 0;
-  while (!pending.empty()) {
-    if (read++ == kTrustedScanDirs) {
-      scan.truncated = true;
-      break;
-    }
-    PendingDir dir = std::move(pending.front());
-    pending.pop_front();
-    auto entries = read_dir_entries(dir.fd.get());
-    if (!entries) continue;  // unreadable: a command cannot plant through it either
-    for (const DirEntry& entry : entries.value()) {
-      EntryPlace place;
-      place.parts = dir.parts;
-      place.parts.push_back(entry.name);
-      place.hosts.push_back(host_of(source, place.parts));
-      // git's own control files are the git scan's, which knows a repository's layout.
-      if (fold_name(entry.name) == ".git") continue;
-      const TrustedKind kind = names.kind_of(place, false);
-      const bool split = entry.type == sys::EntryType::directory && names.releases_below(place);
-      if (kind != TrustedKind::none && !split) {
-        scan.found.push_back(host_of(source, place.parts));
-        continue;  // bound whole, nothing below it needs finding
-      }
-      if (place.parts.size() >= depth || never_entered(entry.name)) continue;
-      if (entry.type != sys::EntryType::directory && entry.type != sys::EntryType::unknown) {
-        continue;
-      }
-      auto sub = sys::open_at(dir.fd.get(), entry.name.c_str(), kDirFlags);
-      if (!sub) continue;  // a link, a file of unknown type, or gone
-      pending.push_back(PendingDir{std::move(sub.value()), std::move(place.parts)});
-    }
-  }
-  return scan;
+                                         std::size_t max_entries) {
+  return Walk(names, source, max_entries).run();
 }
 
 }  // namespace msb

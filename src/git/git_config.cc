@@ -185,14 +185,28 @@ bool plain_remote_url(std::string_view url) {
 
 namespace {
 
+bool one_of(std::string_view key, std::initializer_list<std::string_view> keys) {
+  return std::find(keys.begin(), keys.end(), key) != keys.end();
+}
+
+// Settings git init, git clone, git config and everyday use write that make git run nothing
+// (no program, no path it executes or loads config from).
 bool plain_entry_allowed(const ConfigEntry& e) {
-  static constexpr std::array<std::string_view, 7> kCore = {
-      "repositoryformatversion", "filemode", "bare", "logallrefupdates", "ignorecase",
-      "precomposeunicode",       "symlinks"};
-  if (e.section == "core") return std::find(kCore.begin(), kCore.end(), e.key) != kCore.end();
+  if (e.section == "core") {
+    return one_of(e.key, {"repositoryformatversion", "filemode", "bare", "logallrefupdates",
+                          "ignorecase", "precomposeunicode", "symlinks", "autocrlf", "eol",
+                          "safecrlf", "quotepath", "abbrev", "checkstat", "trustctime",
+                          "sparsecheckout", "sparsecheckoutcone", "compression"});
+  }
   if (e.section == "extensions") return e.key == "objectformat";
   if (e.section == "init") return e.key == "defaultbranch";
   if (e.section == "user") return e.key == "name" || e.key == "email";
+  if (e.section == "pull") return e.key == "rebase" || e.key == "ff";
+  if (e.section == "push") return e.key == "default" || e.key == "autosetupremote";
+  if (e.section == "fetch") return e.key == "prune";
+  if (e.section == "merge") return e.key == "ff";
+  if (e.section == "i18n") return e.key == "commitencoding" || e.key == "logoutputencoding";
+  if (e.section == "status") return e.key == "showuntrackedfiles";
   return false;
 }
 
@@ -206,7 +220,27 @@ bool named_entry_allowed(const ConfigEntry& e) {
     if (e.key == "remote") return plain_remote_url(value);  // a name, or a URL git fetches
     return e.key == "merge";
   }
+  // git submodule add writes these; `update` may be `!command`, so it is not among them.
+  if (e.section == "submodule") {
+    if (e.key == "url") return plain_remote_url(value);
+    return e.key == "active";
+  }
   return false;
+}
+
+std::string quoted(std::string_view value) {
+  std::string out = "\"";
+  for (char c : value) {
+    switch (c) {
+      case '\\': out += "\\\\"; break;
+      case '"': out += "\\\""; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      default: out.push_back(c);
+    }
+  }
+  return out + "\"";
 }
 
 }  // namespace
@@ -220,9 +254,24 @@ bool config_runs_nothing(std::string_view text) {
       case ConfigStep::malformed: return false;
       case ConfigStep::entry: break;
     }
-    if (!e.value) return false;  // a bare key is `true`: none of ours is written so
-    if (!(e.subsection ? named_entry_allowed(e) : plain_entry_allowed(e))) return false;
+    if (!entry_runs_nothing(e)) return false;
   }
+}
+
+bool entry_runs_nothing(const ConfigEntry& e) {
+  if (!e.value) return false;  // a bare key is `true`: none of ours is written so
+  return e.subsection ? named_entry_allowed(e) : plain_entry_allowed(e);
+}
+
+std::string config_text(const std::vector<ConfigEntry>& entries) {
+  std::string out;
+  for (const ConfigEntry& e : entries) {
+    out.append("[").append(e.section);
+    if (e.subsection) out.append(" ").append(quoted(*e.subsection));
+    out.append("]\n\t").append(e.key).append(" = ");
+    out.append(quoted(e.value.value_or("true"))).append("\n");
+  }
+  return out;
 }
 
 }  // namespace msb::git

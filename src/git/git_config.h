@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace msb::git {
 
@@ -60,5 +61,14 @@ bool plain_remote_url(std::string_view url);
 // (a plain URL) and .fetch; branch.<name>.remote (a name or plain URL) and .merge. Anything
 // else, include and includeIf among it, or a text the reader finds malformed, is false.
 bool config_runs_nothing(std::string_view text);
+
+// The same judgement for one entry. An allowlist, not a list of keys known to run programs: git
+// adds such keys in new versions (core.fsmonitor came in 2.26, core.alternateRefsCommand in
+// 2.20), and a denylist would miss the next one; a key this list lacks is only a setting lost.
+bool entry_runs_nothing(const ConfigEntry& entry);
+
+// A config text holding exactly `entries`, each under its own section header, every value
+// quoted and escaped as git's reader takes it back.
+std::string config_text(const std::vector<ConfigEntry>& entries);
 
 }  // namespace msb::git

@@ -41,6 +41,17 @@ bool present(int dir_fd, const char* name) {
   return errno != ENOENT && errno != ENOTDIR;
 }
 
+// HEAD's first bytes, as validate_headref reads them; nullopt when it cannot be read.
+std::optional<std::string> head_bytes(int dir_fd) {
+  UniqueFd fd(::openat(dir_fd, "HEAD", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (!fd.valid()) return std::nullopt;
+  std::array<char, kHeadReadBytes> buffer{};
+  auto got = sys::pread_full(fd.get(), reinterpret_cast<std::uint8_t*>(buffer.data()),
+                             buffer.size(), 0);
+  if (!got) return std::nullopt;
+  return std::string(buffer.data(), got.value());
+}
+
 bool head_valid_at(int dir_fd) {
   struct stat st {};
   if (::fstatat(dir_fd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) != 0) {
@@ -52,13 +63,8 @@ bool head_valid_at(int dir_fd) {
   }
   if (S_ISDIR(st.st_mode)) return false;  // git's read of it fails
   if (!S_ISREG(st.st_mode)) return true;  // a FIFO or device: never opened here, counted
-  UniqueFd fd(::openat(dir_fd, "HEAD", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-  if (!fd.valid()) return true;
-  std::array<char, kHeadReadBytes> buffer{};
-  auto got = sys::pread_full(fd.get(), reinterpret_cast<std::uint8_t*>(buffer.data()),
-                             buffer.size(), 0);
-  if (!got) return true;
-  return valid_head_text(std::string_view(buffer.data(), got.value()));
+  auto text = head_bytes(dir_fd);
+  return !text || valid_head_text(*text);
 }
 
 }  // namespace
@@ -83,6 +89,13 @@ bool valid_head_text(std::string_view text) {
 
 bool valid_head_link(std::string_view link_text) {
   return link_text.substr(0, 5) == "refs/";
+}
+
+std::string valid_head_file(int dir_fd) {
+  struct stat st {};
+  if (::fstatat(dir_fd, "HEAD", &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) return {};
+  auto text = head_bytes(dir_fd);
+  return text && valid_head_text(*text) ? *text : std::string();
 }
 
 Layout read_layout(int dir_fd) {

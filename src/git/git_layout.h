@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace msb::git {
@@ -45,6 +46,10 @@ struct Layout {
 // text. An entry that is there but cannot be read counts as present and valid: what we cannot
 // read, a git run by the same user may well read.
 Layout read_layout(int dir_fd);
+
+// The text of the directory's HEAD when it is a regular file git accepts, else "" (what a
+// repository's HEAD is put back to when a command takes it away).
+std::string valid_head_file(int dir_fd);
 
 // A change to one entry of a directory.
 struct LayoutChange {
