@@ -685,7 +685,7 @@ describe('--json', () => {
             policy: { allowedSuffixes: null, deniedSuffixes: [], maxFileBytes: 1000 }, missing: true,
           },
         ],
-        trustedNames: { names: expect.arrayContaining([{ name: '.git/hooks', kind: 'git' }, { name: '.mcp.json', kind: 'client' }]), released: [] },
+        trustedNames: { names: expect.arrayContaining([{ name: '.git/hooks', kind: 'git' }, { name: '.mcp.json', kind: 'client' }]), released: [], hookDirs: [] },
       },
     });
   });

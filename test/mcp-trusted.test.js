@@ -19,8 +19,13 @@ const NAMES = [
   '.git/config', '.git/hooks/pre-commit', '.git/info/attributes', 'golem-forge.config.yaml', '.mcp.json',
   '.vscode/mcp.json', '.vscode/tasks.json', '.cursor/mcp.json', '.claude/settings.json', '.claude/commands/go.md',
   '.idea/workspace.xml', '.bashrc', '.profile', '.zshrc', '.gitconfig', '.envrc', 'sub/.git',
+  '.config/git/config', '.ssh/authorized_keys', '.npmrc', '.yarnrc.yml', '.cargo/config.toml', '.devcontainer.json',
+  'a/b/c/d/e/.vscode/tasks.json',
 ];
-const ABSENT = ['.git/hooks/post-merge', '.zed/settings.json', 'golem-forge.config.json', 'deep/.claude/agents/a.md'];
+const ABSENT = ['.git/hooks/post-merge', '.zed/settings.json', 'golem-forge.config.json', 'deep/.claude/agents/a.md',
+  '.gemini/settings.json', 'opencode.json', '.codex/config.toml', '.devcontainer/devcontainer.json', '.hg/hgrc',
+  '.local/bin/ls', '.config/systemd/user/x.service', '.pre-commit-config.yaml', 'bunfig.toml', '.pnpmfile.cjs',
+  'a/b/c/d/e/f/.continue/config.yaml'];
 
 let root;
 let server;

@@ -449,8 +449,8 @@ maybe('a writable repository: what git would run later stays as it was', () => {
 
 // A project directory with no repository in it or above it: the command's `git init` makes one
 // the host's git will use there (a shell prompt runs `git status` on cd). What it configured must
-// run nothing: a new repository is kept only when its config holds keys that cannot run anything
-// and its hooks are git's samples; else it goes whole.
+// run nothing: the repository stays, and what could make git run a program is taken out of it
+// (config keys outside an allowlist, hooks other than git's samples, commondir, a stopped rebase).
 maybe('a writable project without a repository: one the command makes', () => {
   let project;
   beforeEach(() => {
@@ -486,32 +486,40 @@ maybe('a writable project without a repository: one the command makes', () => {
       git -C sub config core.fsmonitor ${inProject('monitor.sh')}; git update-index --add --cacheinfo 160000,$(git -C sub rev-parse HEAD),sub`],
   ];
 
-  test.each(attacks)('%s in a new repository never runs on the host: the repository goes', async (_name, script) => {
+  // A `.git` file or link at the top points anywhere: it goes; every other plant is taken out.
+  const LINKED = ['a .git file pointing at a git directory planted elsewhere in the project', 'a .git symlink to a planted git directory'];
+
+  test.each(attacks)('%s in a new repository never runs on the host: what runs is taken out', async (name, script) => {
     const sandbox = createMountSandbox({ root: project });
     const result = await exec(sandbox, script());
     expect(ranPlanted()).toEqual([]); // nothing ran inside: what follows is the host's git
     hostUses(project);
     expect(ranPlanted()).toEqual([]);
-    expect(fs.existsSync(inProject('.git'))).toBe(false);
-    expect(result.removedAfterRun).toEqual(['/.git']);
-    expect(result.stderr).toMatch(/git repository made where there was none is kept only when/);
+    if (LINKED.includes(name)) {
+      expect(fs.existsSync(inProject('.git'))).toBe(false);
+      expect(result.removedAfterRun).toEqual(['/.git']);
+      expect(result.stderr).toMatch(/a \.git file or link made where there was no repository was removed/);
+    } else {
+      expect(fs.lstatSync(inProject('.git')).isDirectory()).toBe(true);
+      expect(result.removedAfterRun).toEqual([]);
+    }
+    expect(result.gitTakenOut.length).toBeGreaterThan(0);
+    expect(result.stderr).toMatch(/was taken out of it \(the repository stays\)/);
     expect(result.stderr).not.toContain(base);
     expect(fs.readFileSync(inProject('app.txt'), 'utf8')).toContain('app'); // the worktree stays
   });
 
   test.each([
-    ['an ext:: remote url', 'git remote add origin "ext::sh -c touch% /tmp/x"'],
-    ['a branch whose remote is an ext:: url', 'git config branch.master.remote "ext::sh -c true"'],
-    ['info/attributes', 'echo "* diff=x" > .git/info/attributes'],
-    ['a commondir', 'echo /nowhere > .git/commondir'],
-    ['a hooks symlink', 'rm -rf .git/hooks && ln -s ../hooks2 .git/hooks && mkdir hooks2'],
-    ['a key it cannot vouch for (pull.rebase)', 'git config pull.rebase true'],
-    ['a mode-000 directory in it', 'mkdir .git/locked && touch .git/locked/f && chmod 000 .git/locked && git config alias.st status'],
-  ])('a new repository with %s goes too', async (_name, script) => {
+    ['an ext:: remote url', 'git remote add origin "ext::sh -c touch% /tmp/x"', '/.git/config: remote.origin.url'],
+    ['a branch whose remote is an ext:: url', 'git config branch.master.remote "ext::sh -c true"', '/.git/config: branch.master.remote'],
+    ['a commondir', 'echo /nowhere > .git/commondir', '/.git/commondir'],
+    ['a hooks symlink', 'rm -rf .git/hooks && ln -s ../hooks2 .git/hooks && mkdir hooks2', '/.git/hooks'],
+    ['an alias', 'git config alias.st "!touch x"', '/.git/config: alias.st'],
+  ])('a new repository with %s keeps the rest', async (_name, script, taken) => {
     const sandbox = createMountSandbox({ root: project });
     const result = await exec(sandbox, `${init} && ${script}`);
-    expect(fs.existsSync(inProject('.git'))).toBe(false);
-    expect(result.removedAfterRun).toEqual(['/.git']);
+    expect(result.gitTakenOut).toContain(taken);
+    expect(hostGit(project, ['log', '--format=%s']).stdout).toBe('agent\n');
   });
 
   test('a rebase left stopped with an exec line to come never runs it on the host\'s rebase --continue', async () => {
@@ -521,17 +529,16 @@ maybe('a writable project without a repository: one the command makes', () => {
     expect(result.exitCode).toBe(0);
     hostGit(project, ['rebase', '--continue']);
     expect(ranPlanted()).toEqual([]);
-    expect(result.removedAfterRun).toEqual(['/.git']);
+    expect(result.gitTakenOut).toContain('/.git/rebase-merge');
   });
 
-  test('the project made a repository itself (HEAD, objects, refs at its top) with core.fsmonitor: its HEAD goes', async () => {
+  test('the project made a repository itself (HEAD, objects, refs at its top) with core.fsmonitor: the key goes', async () => {
     const sandbox = createMountSandbox({ root: project });
     const result = await exec(sandbox, `${plantScript('monitor.sh', 'fsmonitor')}
       git init -q --bare . && git config core.bare false && git config core.worktree . && git config core.fsmonitor ${inProject('monitor.sh')}`);
     hostUses(project);
     expect(ranPlanted()).toEqual([]);
-    expect(fs.existsSync(inProject('HEAD'))).toBe(false);
-    expect(result.removedAfterRun).toEqual(['/HEAD']);
+    expect(result.gitTakenOut).toEqual(expect.arrayContaining(['/config: core.worktree', '/config: core.fsmonitor']));
     expect(fs.readFileSync(inProject('app.txt'), 'utf8')).toContain('app');
   });
 

@@ -13,8 +13,12 @@ const { needs, run } = require('./exec-helpers');
 
 jest.setTimeout(60000);
 
-const EXISTING = ['.mcp.json', '.vscode/tasks.json', '.bashrc', 'pkg/.envrc', '.claude/settings.json'];
-const PLANTED = ['.cursor/mcp.json', '.profile', '.zshrc', 'pkg/.vscode/tasks.json', 'a/b/.gitconfig', '.idea/x.xml'];
+const EXISTING = ['.mcp.json', '.vscode/tasks.json', '.bashrc', 'pkg/.envrc', '.claude/settings.json',
+  // Below the depth scanned before, and the names of round 2.
+  'a/b/c/d/e/.vscode/tasks.json', 'node_modules/x/.npmrc', '.config/git/config', '.ssh/config', '.cargo/config.toml'];
+const PLANTED = ['.cursor/mcp.json', '.profile', '.zshrc', 'pkg/.vscode/tasks.json', 'a/b/.gitconfig', '.idea/x.xml',
+  'a/b/c/d/e/f/.claude/settings.json', '.yarnrc.yml', '.local/bin/git', '.devcontainer.json', '.codex/config.toml',
+  'q/w/e/r/t/y/.pre-commit-config.yaml'];
 
 let dir;
 beforeEach(() => {
@@ -41,7 +45,8 @@ describe('commands cannot change what clients, editors and shells trust next', (
       expect([rel, fs.readFileSync(path.join(dir, rel), 'utf8')]).toEqual([rel, `original ${rel}\n`]);
     }
     for (const rel of PLANTED) expect([rel, fs.existsSync(path.join(dir, rel))]).toEqual([rel, false]);
-    expect(result.removedAfterRun).toEqual(expect.arrayContaining(['/.cursor', '/.profile', '/.zshrc', '/pkg/.vscode', '/a/b/.gitconfig', '/.idea']));
+    expect(result.removedAfterRun).toEqual(expect.arrayContaining(['/.cursor', '/.profile', '/.zshrc', '/pkg/.vscode', '/a/b/.gitconfig', '/.idea',
+      '/a/b/c/d/e/f/.claude', '/.yarnrc.yml', '/.local/bin', '/.devcontainer.json', '/.codex', '/q/w/e/r/t/y/.pre-commit-config.yaml']));
     expect(result.stderr).toContain('which the next run would trust');
     expect(fs.readFileSync(path.join(dir, 'app.ts'), 'utf8')).toBe('ordinary\n');
   });

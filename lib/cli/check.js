@@ -55,10 +55,12 @@ function tableLines(rows) {
 }
 
 // The names no change through the sandbox may touch (the core's set), by why the host trusts them.
-function trustedLines(names, released) {
+function trustedLines(names, released, hookDirs) {
   const kinds = [...new Set(names.map((n) => n.kind))];
   const lines = ['trusted names (never changed by the file tools; read-only to commands; also the config and worker files):'];
   for (const kind of kinds) lines.push(`trusted (${kind}): ${names.filter((n) => n.kind === kind).map((n) => shown(n.name)).join(' ')}`);
+  if (hookDirs.length > 0) lines.push(`trusted (git, core.hooksPath): ${hookDirs.map(shown).join(' ')}`);
+  lines.push('trusted (git, by layout): any directory with HEAD, objects and refs: its config and hooks; no change may make or void one');
   if (released.length > 0) lines.push(`released: ${released.map(shown).join(' ')}`);
   return lines;
 }
@@ -77,11 +79,11 @@ async function run(args) {
   // Built through the addon, so what is printed is what a sandbox would enforce.
   const sandbox = ms.createMountSandbox(ms.sandboxConfigFrom(config));
   const mounts = mountRows(sandbox.describe());
-  const { names, released } = sandbox.describe().trustedNames;
-  report.sandbox = { layout: config.sandbox.layout, mounts, trustedNames: { names, released } };
+  const { names, released, hookDirs } = sandbox.describe().trustedNames;
+  report.sandbox = { layout: config.sandbox.layout, mounts, trustedNames: { names, released, hookDirs } };
   const zonesOnly = config.sandbox.root === null ? ' ("/" lists the zones only)' : '';
   lines.push(`sandbox: ${LAYOUTS[config.sandbox.layout]}${zonesOnly}`, ...tableLines(mounts),
-    ...trustedLines(names, released), 'ok');
+    ...trustedLines(names, released, hookDirs), 'ok');
   return { code: 0, report, lines };
 }
 

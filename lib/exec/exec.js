@@ -9,7 +9,9 @@ const { launcherPath } = require('./launcher');
 const { addon } = require('../common/native');
 const { ExecEnforcementError, ExecError, UnsupportedPlatformError } = require('../errors/from-codes');
 const { protectedFiles, absentNames } = require('../next-run/protected');
-const { realMounts, namesToWatch, removeAppeared, removalReport, virtualPathOf, trustedBefore, trustedAdded } = require('../next-run/watch');
+const {
+  realMounts, namesToWatch, removeAppeared, removalReport, virtualPathOf, virtualEntries, trustedBefore, trustedAdded,
+} = require('../next-run/watch');
 const { makeRemovable } = require('./cleanup');
 const { appArmorNamespaceFailure, refusedIdMaps } = require('./apparmor');
 const { gitProtection, afterRun, mountPointExcludes, settleRepositories } = require('../next-run/git');
@@ -440,6 +442,7 @@ async function runCommand(state, { sandbox, handle }, sandboxPaths, argv, opts, 
     },
     network: ran.judge === null ? null : ran.judge.report(),
     removedAfterRun: [], // filled in by exec() once the command's leftovers are removed
+    gitTakenOut: [],
     cleanupFailed: [],
   };
   if (status.execErrno !== null) {
@@ -494,10 +497,8 @@ async function cleanUp(state) {
     failed.push(...settled.failed);
   }
   const virtual = (p) => (p === '/tmp' ? p : virtualPathOf(p, state.mounts));
-  const shown = (list) => list.map((p) => { const [file, key] = p.split(': '); const v = virtual(file); return v === null ? null : (key ? `${v}: ${key}` : v); })
-    .filter((p) => p !== null);
   return {
-    removed, repositories, takenOut: shown(settled.takenOut), restored: shown(settled.restored),
+    removed, repositories, takenOut: virtualEntries(settled.takenOut, state.mounts), restored: virtualEntries(settled.restored, state.mounts),
     failed: [...new Set(failed.map(virtual).filter((p) => p !== null))],
   };
 }

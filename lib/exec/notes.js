@@ -205,12 +205,12 @@ function uncheckedNote(failed, view) {
     'or the next run may trust what the command left there.';
 }
 
-// Why a repository the command made went, so that the model does not make it again the same way.
+// Why a `.git` file or link the command made at the top of a writable mount went: it would point
+// the host's git in the project at a git directory anywhere.
 function newRepositoryNote(repositories) {
   if (repositories.length === 0) return null;
-  return 'Note: a git repository made where there was none is kept only when its config sets nothing but ' +
-    'core format settings, user.name and user.email, remotes with plain URLs and upstream branches, and its ' +
-    'hooks are git\'s samples (anything else could run a program when the user next runs git there); it was removed whole.';
+  return 'Note: a .git file or link made where there was no repository was removed (it could point the host\'s git ' +
+    'at a git directory anywhere); make the repository with git init instead.';
 }
 
 // What was taken out of the repositories the command made, and the HEADs put back (virtual

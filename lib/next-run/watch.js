@@ -50,6 +50,20 @@ function virtualPathOf(host, mounts) {
   return rel === '' ? held.mount.target : path.posix.join(held.mount.target, rel);
 }
 
+/**
+ * Report entries ("<host path>" or "<host path>: <config key>") in virtual paths; one no mount of
+ * this view holds is left out.
+ * @param {string[]} entries
+ * @param {{ path: string, real: string, target: string }[]} mounts from realMounts()
+ */
+function virtualEntries(entries, mounts) {
+  return entries.map((entry) => {
+    const [file, key] = entry.split(': ');
+    const at = virtualPathOf(file, mounts);
+    return at === null || key === undefined ? at : `${at}: ${key}`;
+  }).filter((p) => p !== null);
+}
+
 const MAX_LINK_HOPS = 8;
 
 // Where a missing name really is missing: the name itself, or, when it is a symbolic link that
@@ -235,5 +249,5 @@ async function trustedAdded({ handle, sources, before }) {
 }
 
 module.exports = {
-  realMounts, virtualPathOf, namesToWatch, removeAppeared, removalReport, trustedBefore, trustedAdded,
+  realMounts, virtualPathOf, virtualEntries, namesToWatch, removeAppeared, removalReport, trustedBefore, trustedAdded,
 };

@@ -108,9 +108,11 @@ class Walk {
       }
       return;
     }
-    const TrustedKind kind = names_.kind_of(place, false);
+    // A directory is judged as one (those on the way to a trusted place are walked, not bound
+    // whole); the sandbox's own files are the facade's to bind (lib/next-run/protected.js).
+    const TrustedKind kind = names_.kind_of(place, entry.type == sys::EntryType::directory);
     const bool split = entry.type == sys::EntryType::directory && names_.releases_below(place);
-    if (kind != TrustedKind::none && !split) {
+    if (kind != TrustedKind::none && kind != TrustedKind::sandbox && !split) {
       scan_.found.push_back(std::move(place.hosts.front()));
       return;  // bound whole, nothing below it needs finding
     }

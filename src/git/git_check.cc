@@ -23,7 +23,6 @@ class Checker {
     for (const WatchedContainer& c : after_.containers) container(c);
     for (const WatchedWorktree& w : after_.worktrees) worktree(w);
     for (const std::string& root : after_.fresh) fresh(root);
-    for (const std::string& root : after_.headless) headless(root);
     return std::move(report_);
   }
 
@@ -131,139 +130,18 @@ class Checker {
     remove(dir.get(), ".git", join(path, ".git"));
   }
 
-  // A `.git` the command made at the top of a source that had none: the host's git in the
-  // project would use it. Kept only when nothing in it can make git run a program; a .git file
-  // or symlink (pointing anywhere) is never kept.
+  // A `.git` file or symlink the command made at the top of a source that had none: it would
+  // point the host's git in the project at a git directory anywhere. A `.git` directory made
+  // there is a repository like any other the command makes: kept, with what runs taken out
+  // (repo_settle.h), as is the source made a repository itself.
   void fresh(const std::string& root) {
     auto top = open_real_path(root);
     if (!top) return;
     auto st = look(top.value().get(), ".git");
-    if (!st || !st.value()) return;
-    if (S_ISDIR(st.value()->st_mode) && harmless_repository(top.value().get())) return;
+    if (!st || !st.value() || S_ISDIR(st.value()->st_mode)) return;
     const std::size_t before = report_.removed.size();
     remove(top.value().get(), ".git", join(root, ".git"));
     if (report_.removed.size() > before) report_.repositories.push_back(join(root, ".git"));
-  }
-
-  // The source made into a git directory itself (`git init --bare .`): git finds it there when
-  // there is no .git, and runs what its config names. Without the HEAD it made, git finds none.
-  void headless(const std::string& root) {
-    auto top = open_real_path(root);
-    if (!top) return;
-    const int fd = top.value().get();
-    if (!is_absent(fd, ".git") || is_absent(fd, "HEAD") || is_absent(fd, "objects") ||
-        is_absent(fd, "refs")) {
-      return;
-    }
-    remove(fd, "HEAD", join(root, "HEAD"));
-  }
-
-  bool harmless_repository(int top_fd) {
-    auto git = open_dir_at(top_fd, ".git");
-    if (!git || !git.value().valid()) return false;
-    const int fd = git.value().get();
-    return harmless_config(fd, "config") && harmless_config(fd, "config.worktree") &&
-           is_absent(fd, "commondir") && sample_hooks_only(fd) && no_attributes(fd) &&
-           empty_or_absent(fd, "modules") && empty_or_absent(fd, "worktrees") &&
-           empty_or_absent(fd, "remotes") && empty_or_absent(fd, "branches") &&
-           no_sequence_under_way(fd) && regular_or_absent(fd, "index") &&
-           names_no_repository(top_fd, fd);
-  }
-
-  // A rebase or cherry-pick left stopped: its todo list may hold `exec` lines, which the user's
-  // `git rebase --continue` would run.
-  static bool no_sequence_under_way(int git_fd) {
-    return is_absent(git_fd, "rebase-merge") && is_absent(git_fd, "rebase-apply") &&
-           is_absent(git_fd, "sequencer");
-  }
-
-  static bool is_absent(int dir_fd, const char* name) {
-    auto st = look(dir_fd, name);
-    return st && !st.value();
-  }
-
-  static bool regular_or_absent(int dir_fd, const char* name) {
-    auto st = look(dir_fd, name);
-    return st && (!st.value() || S_ISREG(st.value()->st_mode));
-  }
-
-  bool harmless_config(int git_fd, const char* name) {
-    if (is_absent(git_fd, name)) return true;
-    if (!regular_or_absent(git_fd, name)) return false;
-    auto text = read_small_file(git_fd, name, limits_.max_config_bytes, name);
-    return text && text.value() && config_runs_nothing(*text.value());
-  }
-
-  // Absent, or a directory of regular files named *.sample (git init's, which never run).
-  bool sample_hooks_only(int git_fd) {
-    auto st = look(git_fd, "hooks");
-    if (!st) return false;
-    if (!st.value()) return true;
-    if (!S_ISDIR(st.value()->st_mode)) return false;
-    auto hooks = open_dir_at(git_fd, "hooks");
-    if (!hooks || !hooks.value().valid()) return false;
-    auto names = list_dir(hooks.value().get());
-    if (!names || names.value().size() > limits_.max_hook_entries) return false;
-    return std::all_of(names.value().begin(), names.value().end(), [&](const std::string& n) {
-      return n.ends_with(".sample") && regular_or_absent(hooks.value().get(), n.c_str()) &&
-             !is_absent(hooks.value().get(), n.c_str());
-    });
-  }
-
-  // info/ absent, or a directory whose attributes file is absent or empty.
-  static bool no_attributes(int git_fd) {
-    auto st = look(git_fd, "info");
-    if (!st) return false;
-    if (!st.value()) return true;
-    if (!S_ISDIR(st.value()->st_mode)) return false;
-    auto info = open_dir_at(git_fd, "info");
-    if (!info || !info.value().valid()) return false;
-    auto attributes = look(info.value().get(), "attributes");
-    if (!attributes) return false;
-    return !attributes.value() ||
-           (S_ISREG(attributes.value()->st_mode) && attributes.value()->st_size == 0);
-  }
-
-  // Submodule or linked-worktree git directories (their config would be read too), or the
-  // remotes/ and branches/ files git still reads remote URLs from.
-  static bool empty_or_absent(int git_fd, const char* name) {
-    auto st = look(git_fd, name);
-    if (!st) return false;
-    if (!st.value()) return true;
-    if (!S_ISDIR(st.value()->st_mode)) return false;
-    auto dir = open_dir_at(git_fd, name);
-    if (!dir || !dir.value().valid()) return false;
-    auto names = list_dir(dir.value().get());
-    return names && names.value().empty();
-  }
-
-  // No submodule path the new repository names (its .gitmodules, its index's gitlinks) holds a
-  // `.git` or lies through a symlink: git status would enter that repository and run its config.
-  bool names_no_repository(int top_fd, int git_fd) {
-    auto named = named_paths(top_fd, git_fd, limits_);
-    if (!named) return false;
-    for (const auto& parts : named.value()) {
-      UniqueFd dir(::fcntl(top_fd, F_DUPFD_CLOEXEC, 0));
-      bool reached = true;
-      for (const std::string& part : parts) {
-        auto st = look(dir.get(), part.c_str());
-        if (!st) return false;
-        if (!st.value()) {
-          reached = false;
-          break;
-        }
-        if (S_ISLNK(st.value()->st_mode)) return false;
-        auto next = open_dir_at(dir.get(), part.c_str());
-        if (!next) return false;
-        if (!next.value().valid()) {
-          reached = false;
-          break;
-        }
-        dir = std::move(next.value());
-      }
-      if (reached && !is_absent(dir.get(), ".git")) return false;
-    }
-    return true;
   }
 
   const AfterRun& after_;

@@ -15,16 +15,15 @@ struct AfterRunReport {
   std::vector<std::string> removed;       // host paths of what was removed
   std::vector<std::string> unchecked;     // host paths of files the check could not read in bounds
   std::vector<std::string> failed;        // host paths of planted entries it could not remove
-  std::vector<std::string> repositories;  // of `removed`: new repositories judged unsafe
+  std::vector<std::string> repositories;  // of `removed`: `.git` files or links made at a top
 };
 
 // Re-reads each watched repository's .gitmodules and index (the command may have changed both)
 // and removes: a `.git` at a submodule path named before or after the run that was not there
 // before (by identity), a symlink on the way to one that was not there before, what the
-// command created at an absent name (commondir, config.worktree, worktrees), and new entries
-// in .git/modules and .git/worktrees. A `.git` made at the top of a source that had none is
-// kept only when nothing in it can make git run a program (config keys from an allowlist,
-// git's sample hooks, no commondir, attributes, submodule or worktree git directories).
+// command created at an absent name (commondir, config.worktree, worktrees), new entries in
+// .git/modules and .git/worktrees, and a `.git` file or symlink made at the top of a source that
+// had none. A repository the command made is kept and settled (repo_settle.h).
 AfterRunReport check_after_run(const AfterRun& after, const GitLimits& limits = {});
 
 }  // namespace msb::git

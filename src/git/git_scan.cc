@@ -105,8 +105,6 @@ class Scanner {
     auto dot_git = look(fd.value().get(), ".git");
     if (!dot_git || dot_git.value()) return;
     after_->fresh.push_back(root);
-    auto head = look(fd.value().get(), "HEAD");
-    if (head && !head.value()) after_->headless.push_back(root);
   }
 
   // What git itself checks (is_git_directory): a bare repository, or a git directory mounted alone.

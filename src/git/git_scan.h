@@ -47,11 +47,8 @@ struct WatchedContainer {
 struct AfterRun {
   std::vector<std::string> roots;   // the writable sources: nothing outside them is removed
   std::vector<std::string> absent;  // names git would follow that did not exist
-  // Writable sources with no `.git` at their top: a repository made there is judged after the run.
+  // Writable sources with no `.git` at their top: a `.git` file or link made there goes.
   std::vector<std::string> fresh;
-  // Of those, the ones without a HEAD at their top: a HEAD there with objects and refs beside it
-  // would make the source itself a git directory that git finds.
-  std::vector<std::string> headless;
   std::vector<WatchedWorktree> worktrees;
   std::vector<WatchedContainer> containers;
   IdSet known;         // every entry seen at a watched place before the run

@@ -106,7 +106,6 @@ TEST(ConfigRunsNothing, RefusesEverythingElse) {
                            "[remote \"o\"]\n\tuploadpack = x\n",
                            "[branch \"m\"]\n\tremote = ext::sh\n",
                            "[extensions]\n\tworktreeConfig = true\n",
-                           "[pull]\n\trebase = true\n",
                            "[core \"x\"]\n\tbare = true\n",
                            "[user]\n\tname\n",
                            "[core]\n\tbare = \"x\n",
