@@ -68,8 +68,8 @@ Napi::Value TrustedEntryProblem(const Napi::CallbackInfo& info) {
 Napi::Value ReleaseCoversProtected(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(
       info.Env(),
-      msb::release_covers_protected(info[0].As<Napi::String>().Utf8Value(),
-                                    info[1].ToBoolean(), strings_from(info[2].As<Napi::Array>())));
+      msb::release_covers_protected(info[0].As<Napi::String>().Utf8Value(), info[1].ToBoolean(),
+                                    strings_from(info[2].As<Napi::Array>())));
 }
 
 // trustedNames(): { names: [{ name, kind }], released, hostPaths }

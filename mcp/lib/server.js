@@ -66,7 +66,8 @@ function trustedSentence(sandbox) {
   const shown = names.map((n) => n.name).filter((n) => !released.includes(n));
   if (shown.length === 0) return '';
   return ' Files the host trusts to run things cannot be changed (reading them is fine): the sandbox\'s own config ' +
-    `and worker files, a file named .git, and ${shown.join(', ')}, at any depth.`;
+    `and worker files, a file named .git, and ${shown.join(', ')}, at any depth; nor may a change make a directory ` +
+    'a git repository by its layout (HEAD, objects and refs together) or void a repository\'s HEAD.';
 }
 
 function withTrustedNames(tool, sandbox) {

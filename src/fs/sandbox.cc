@@ -7,7 +7,6 @@
 #include <algorithm>
 
 #include "common/sys.h"
-
 #include "fs/source_pins.h"
 
 namespace msb {

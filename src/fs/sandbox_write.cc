@@ -240,7 +240,8 @@ class EditChange final : public ChangeInDir {
       return st;
     }
     if (auto st = sandbox_.check_trusted_at(dir_.get(), t, name, false); !st) return st;
-    if (auto st = sandbox_.check_layout_change(dir_.get(), name, git::LayoutChange::file(updated)); !st) {
+    if (auto st = sandbox_.check_layout_change(dir_.get(), name, git::LayoutChange::file(updated));
+        !st) {
       return st;
     }
     const Observed seen{entry.value(), before.value(), fd};

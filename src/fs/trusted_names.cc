@@ -1,8 +1,8 @@
 #include "fs/trusted_names.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
-#include <algorithm>
 #include <memory>
 
 #include "common/path.h"
@@ -125,7 +125,8 @@ std::pair<std::string_view, bool> split_any_depth(std::string_view entry) {
 }
 
 // The host path a root-relative entry names: the source of the longest target that holds it.
-std::optional<std::string> place_of(std::string_view entry, const std::vector<SourcePlace>& places) {
+std::optional<std::string> place_of(std::string_view entry,
+                                    const std::vector<SourcePlace>& places) {
   std::string virtual_path = "/";
   virtual_path.append(entry);
   const SourcePlace* best = nullptr;
@@ -134,8 +135,8 @@ std::optional<std::string> place_of(std::string_view entry, const std::vector<So
     if (best == nullptr || p.target.size() > best->target.size()) best = &p;
   }
   if (best == nullptr) return std::nullopt;
-  const std::string rest = best->target == "/" ? virtual_path.substr(1)
-                                               : virtual_path.substr(best->target.size() + 1);
+  const std::string rest =
+      best->target == "/" ? virtual_path.substr(1) : virtual_path.substr(best->target.size() + 1);
   if (rest.empty()) return best->source;
   return (best->source == "/" ? "" : best->source) + "/" + rest;
 }

@@ -1,8 +1,8 @@
 // The files the host trusts to run things next: git's control files (hooks, config, its global
 // config), the sandbox's own config and worker files, agent clients' and editors' project files
 // (.mcp.json, .vscode/, .claude/, .devcontainer/, ...), shell and login files (.bashrc, .ssh/,
-// .local/bin/, ...) and the files tools act on (.npmrc, .cargo/config.toml, .envrc, ...). An agent may
-// read them but never change them, whichever way it tries: the file API refuses every change
+// .local/bin/, ...) and the files tools act on (.npmrc, .cargo/config.toml, .envrc, ...). An agent
+// may read them but never change them, whichever way it tries: the file API refuses every change
 // (Errc::host_trusted), and commands get the existing ones bound read-only and what they create
 // removed after the run. One rule, decided here; lib/, bin/ and mcp/ only report it.
 #pragma once

@@ -46,8 +46,8 @@ std::optional<std::string> head_bytes(int dir_fd) {
   UniqueFd fd(::openat(dir_fd, "HEAD", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   if (!fd.valid()) return std::nullopt;
   std::array<char, kHeadReadBytes> buffer{};
-  auto got = sys::pread_full(fd.get(), reinterpret_cast<std::uint8_t*>(buffer.data()),
-                             buffer.size(), 0);
+  auto got =
+      sys::pread_full(fd.get(), reinterpret_cast<std::uint8_t*>(buffer.data()), buffer.size(), 0);
   if (!got) return std::nullopt;
   return std::string(buffer.data(), got.value());
 }

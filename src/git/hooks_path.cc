@@ -51,9 +51,8 @@ struct Repository {
 std::optional<std::string> gitfile_target(const std::string& file, const std::string& holder) {
   auto text = read_host_file(file);
   if (!text || !text->starts_with("gitdir:")) return std::nullopt;
-  std::string path = text->substr(7, text->find('\n') == std::string::npos
-                                         ? std::string::npos
-                                         : text->find('\n') - 7);
+  std::string path = text->substr(
+      7, text->find('\n') == std::string::npos ? std::string::npos : text->find('\n') - 7);
   while (!path.empty() && (path.front() == ' ' || path.front() == '\t')) path.erase(0, 1);
   while (!path.empty() && (path.back() == '\r' || path.back() == ' ')) path.pop_back();
   return expand(path, holder);

@@ -20,9 +20,8 @@ constexpr const char* kTempName = ".msb-settle.tmp";
 // A git directory may be a source itself (a layout planted at its top): its files are settled,
 // never the source.
 bool inside(const std::string& path, const std::vector<std::string>& roots) {
-  return std::any_of(roots.begin(), roots.end(), [&](const std::string& root) {
-    return within(path, root);
-  });
+  return std::any_of(roots.begin(), roots.end(),
+                     [&](const std::string& root) { return within(path, root); });
 }
 
 // Replaces `name` in `dir_fd` with `text` (0644 or the old file's mode), by a temp file renamed
@@ -86,7 +85,8 @@ void settle_hooks(int git_fd, const std::string& git_dir, const GitLimits& limit
   auto st = look(git_fd, "hooks");
   if (!st || !st.value()) return;
   const std::string hooks_path = join(git_dir, "hooks");
-  if (!S_ISDIR(st.value()->st_mode)) return remove_entry(git_fd, "hooks", hooks_path, limits, report);
+  if (!S_ISDIR(st.value()->st_mode))
+    return remove_entry(git_fd, "hooks", hooks_path, limits, report);
   auto hooks = open_dir_at(git_fd, "hooks");
   if (!hooks || !hooks.value().valid()) return;
   auto names = list_dir(hooks.value().get());

@@ -32,7 +32,17 @@ TEST(TrustedNamesTest, BuiltInNamesAtAnyDepthAndEverythingBelowThem) {
   EXPECT_EQ(kind(names, {"x", ".vscode", "tasks.json"}), TrustedKind::client);
   EXPECT_EQ(kind(names, {".mcp.json"}), TrustedKind::client);
   EXPECT_EQ(kind(names, {"home", ".bashrc"}), TrustedKind::shell);
-  EXPECT_EQ(kind(names, {".envrc"}), TrustedKind::shell);
+  EXPECT_EQ(kind(names, {".envrc"}), TrustedKind::tool);
+  EXPECT_EQ(kind(names, {"a", "b", "c", "d", "e", ".npmrc"}), TrustedKind::tool);
+  EXPECT_EQ(kind(names, {".cargo", "config.toml"}), TrustedKind::tool);
+  EXPECT_EQ(kind(names, {".config", "git", "config"}), TrustedKind::git);
+  EXPECT_EQ(kind(names, {".ssh", "authorized_keys"}), TrustedKind::shell);
+  EXPECT_EQ(kind(names, {".local", "bin", "git"}), TrustedKind::shell);
+  EXPECT_EQ(kind(names, {"p", ".devcontainer.json"}), TrustedKind::client);
+  EXPECT_EQ(kind(names, {"opencode.jsonc"}), TrustedKind::client);
+  EXPECT_EQ(kind(names, {".hg", "hgrc"}), TrustedKind::tool);
+  EXPECT_EQ(kind(names, {".hg", "store", "data"}), TrustedKind::none);
+  EXPECT_EQ(kind(names, {".cargo", "registry", "x"}), TrustedKind::none);
 }
 
 TEST(TrustedNamesTest, GitObjectsAndLookAlikesStayOrdinary) {
@@ -61,17 +71,56 @@ TEST(TrustedNamesTest, NamesFoldCaseAsACaseFoldingDirectoryWould) {
   EXPECT_EQ(msb::fold_name("A\xE2\x84\xAA\xC5\xBFZ"), "aksz");
 }
 
-TEST(TrustedNamesTest, ReleasedNamesAndTheDirectoriesOnTheWayToThem) {
+TEST(TrustedNamesTest, EntriesNameAPlaceOrEveryDepthWithAnExplicitPrefix) {
   TrustedNamesSpec spec;
-  spec.released = {".vscode/settings.json"};
-  spec.added = {"tools/deploy.sh"};
+  spec.places = {{"/", "/p"}, {"/data", "/d"}};
+  spec.released = {".vscode/settings.json", "**/.claude/settings.json"};
+  spec.added = {"tools/deploy.sh", "**/Makefile", "data/run.sh"};
   const TrustedNames names = names_of(spec);
-  EXPECT_EQ(kind(names, {".vscode", "settings.json"}), TrustedKind::none);
-  EXPECT_EQ(kind(names, {".vscode", "tasks.json"}), TrustedKind::client);
-  EXPECT_EQ(kind(names, {".vscode"}, true), TrustedKind::none);
-  EXPECT_EQ(kind(names, {".vscode"}), TrustedKind::client);
-  EXPECT_EQ(kind(names, {"a", "tools", "deploy.sh"}), TrustedKind::named);
-  EXPECT_EQ(kind(names, {"deploy.sh"}), TrustedKind::none);
+  const auto at = [&](Parts parts, std::string host, bool directory = false) {
+    return kind(names, std::move(parts), directory, {std::move(host)});
+  };
+  EXPECT_EQ(at({".vscode", "settings.json"}, "/p/.vscode/settings.json"), TrustedKind::none);
+  EXPECT_EQ(at({"a", ".vscode", "settings.json"}, "/p/a/.vscode/settings.json"),
+            TrustedKind::client);
+  EXPECT_EQ(at({".vscode", "tasks.json"}, "/p/.vscode/tasks.json"), TrustedKind::client);
+  EXPECT_EQ(at({".vscode"}, "/p/.vscode", true), TrustedKind::none);  // on the way to a release
+  EXPECT_EQ(at({".vscode"}, "/p/.vscode"), TrustedKind::client);
+  EXPECT_EQ(at({"x", "y", ".claude", "settings.json"}, "/p/x/y/.claude/settings.json"),
+            TrustedKind::none);
+  EXPECT_EQ(at({"tools", "deploy.sh"}, "/p/tools/deploy.sh"), TrustedKind::named);
+  EXPECT_EQ(at({"a", "tools", "deploy.sh"}, "/p/a/tools/deploy.sh"), TrustedKind::none);
+  EXPECT_EQ(at({"q", "Makefile"}, "/p/q/Makefile"), TrustedKind::named);
+  EXPECT_EQ(at({"run.sh"}, "/d/run.sh"), TrustedKind::named);  // under a mount's target
+  EXPECT_EQ(at({"run.sh"}, "/p/run.sh"), TrustedKind::none);
+}
+
+TEST(TrustedNamesTest, EntriesWithGlobsOrNamingNothingProtectedAreRefused) {
+  EXPECT_FALSE(msb::trusted_entry_problem(".vscode/settings.json"));
+  EXPECT_FALSE(msb::trusted_entry_problem("**/deploy.sh"));
+  const auto glob = msb::trusted_entry_problem("deploy/*.sh");
+  ASSERT_TRUE(glob);
+  EXPECT_EQ(glob->offset, 7u);
+  EXPECT_NE(glob->reason.find("glob character"), std::string::npos);
+  for (const char* bad : {"*.sh", "a/?", "[ab]", "a\\b", "!x", "**/", "**/*", "a/**/b"}) {
+    EXPECT_TRUE(msb::trusted_entry_problem(bad)) << bad;
+  }
+  EXPECT_TRUE(msb::release_covers_protected(".claude/settings.json", true, {}));
+  EXPECT_TRUE(msb::release_covers_protected("**/.git/config", true, {}));
+  EXPECT_FALSE(msb::release_covers_protected("settings.json", true, {}));
+  EXPECT_FALSE(msb::release_covers_protected("config", true, {}));
+  EXPECT_TRUE(msb::release_covers_protected("tools/deploy.sh", true, {"tools"}));
+  TrustedNamesSpec spec;
+  spec.places = {{"/", "/p"}};
+  spec.released = {"settings.json"};
+  EXPECT_FALSE(TrustedNames::create(spec).ok());
+  spec.released = {};
+  spec.added = {"*.sh"};
+  EXPECT_FALSE(TrustedNames::create(spec).ok());
+  TrustedNamesSpec rootless;
+  rootless.places = {{"/data", "/d"}};
+  rootless.added = {"other/x"};
+  EXPECT_FALSE(TrustedNames::create(rootless).ok());
 }
 
 TEST(TrustedNamesTest, HostPathsCoverWhatIsBelowThemAndWhatLeadsToThem) {
@@ -95,7 +144,7 @@ TEST(TrustedNamesTest, BadNamesAreRefused) {
     TrustedNamesSpec spec;
     spec.added = {bad};
     EXPECT_FALSE(TrustedNames::create(spec).ok()) << bad;
-    EXPECT_FALSE(msb::valid_trusted_name(bad)) << bad;
+    EXPECT_TRUE(msb::trusted_entry_problem(bad)) << bad;
   }
   TrustedNamesSpec relative_host;
   relative_host.host_paths = {"relative/path"};

@@ -92,25 +92,15 @@ TEST(ConfigRunsNothing, AcceptsWhatOrdinaryWorkWrites) {
 }
 
 TEST(ConfigRunsNothing, RefusesEverythingElse) {
-  for (const char* text : {"[core]\n\tfsmonitor = /x\n",
-                           "[core]\n\thooksPath = /x\n",
-                           "[core]\n\tpager = x\n",
-                           "[core]\n\tsshCommand = x\n",
-                           "[core]\n\teditor = x\n",
-                           "[diff]\n\texternal = x\n",
-                           "[filter \"x\"]\n\tclean = x\n",
-                           "[alias]\n\tst = !x\n",
-                           "[include]\n\tpath = x\n",
-                           "[includeIf \"gitdir:/\"]\n\tpath = x\n",
-                           "[remote \"o\"]\n\turl = ext::sh\n",
-                           "[remote \"o\"]\n\tuploadpack = x\n",
-                           "[branch \"m\"]\n\tremote = ext::sh\n",
-                           "[extensions]\n\tworktreeConfig = true\n",
-                           "[core \"x\"]\n\tbare = true\n",
-                           "[user]\n\tname\n",
-                           "[core]\n\tbare = \"x\n",
-                           "[core.x]\n\tbare = true\n",
-                           "[remote]\n\turl = https://x\n"}) {
+  for (const char* text :
+       {"[core]\n\tfsmonitor = /x\n", "[core]\n\thooksPath = /x\n", "[core]\n\tpager = x\n",
+        "[core]\n\tsshCommand = x\n", "[core]\n\teditor = x\n", "[diff]\n\texternal = x\n",
+        "[filter \"x\"]\n\tclean = x\n", "[alias]\n\tst = !x\n", "[include]\n\tpath = x\n",
+        "[includeIf \"gitdir:/\"]\n\tpath = x\n", "[remote \"o\"]\n\turl = ext::sh\n",
+        "[remote \"o\"]\n\tuploadpack = x\n", "[branch \"m\"]\n\tremote = ext::sh\n",
+        "[extensions]\n\tworktreeConfig = true\n", "[core \"x\"]\n\tbare = true\n",
+        "[user]\n\tname\n", "[core]\n\tbare = \"x\n", "[core.x]\n\tbare = true\n",
+        "[remote]\n\turl = https://x\n"}) {
     EXPECT_FALSE(config_runs_nothing(text)) << text;
   }
 }
