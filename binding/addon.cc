@@ -53,6 +53,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("openat2Supported", Napi::Function::New<Openat2Supported>(env));
   exports.Set("parseProgramConfig", Napi::Function::New<msb_binding::ParseProgramConfig>(env));
   exports.Set("parseWorkerFile", Napi::Function::New<msb_binding::ParseWorkerFile>(env));
+  exports.Set("nextRunFiles", Napi::Function::New<msb_binding::NextRunFiles>(env));
   exports.Set("openConfigFile", Napi::Function::New<msb_binding::OpenConfigFile>(env));
   exports.Set("readConfigFile", Napi::Function::New<msb_binding::ReadConfigFile>(env));
   exports.Set("closeConfigFile", Napi::Function::New<msb_binding::CloseConfigFile>(env));

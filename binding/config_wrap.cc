@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "config/config_file.h"
+#include "config/next_run_files.h"
 #include "config/program_config.h"
 #include "config/worker_file.h"
 #include "operation.h"
@@ -208,6 +209,22 @@ ConfigFileHandle* handle_arg(const Napi::CallbackInfo& info) {
 }
 
 }  // namespace
+
+Napi::Value NextRunFiles(const Napi::CallbackInfo& info) {
+  std::string config_file = info[0].As<Napi::String>().Utf8Value();
+  std::vector<std::string> worker_dirs = strings_from(info[1].As<Napi::Array>());
+  std::vector<std::string> areas = strings_from(info[2].As<Napi::Array>());
+  return ConfigFileTask<msb::NextRunFiles>::Start(
+      info.Env(),
+      [config_file = std::move(config_file), worker_dirs = std::move(worker_dirs),
+       areas = std::move(areas)]() { return msb::next_run_files(config_file, worker_dirs, areas); },
+      [](Napi::Env env, msb::NextRunFiles& files) -> Napi::Value {
+        Napi::Object out = Napi::Object::New(env);
+        out.Set("existing", string_array(env, files.existing));
+        out.Set("absent", string_array(env, files.absent));
+        return out;
+      });
+}
 
 Napi::Value OpenConfigFile(const Napi::CallbackInfo& info) {
   std::string path = info[0].As<Napi::String>().Utf8Value();

@@ -16,6 +16,9 @@ Napi::Value ParseWorkerFile(const Napi::CallbackInfo& info);
 // (src/config/config_file.h), in two threadpool steps so that the facade can judge where the
 // file lies before it is read. Failures settle as { error: { code, errno?, syscall?, size?,
 // limit?, filesystem? } }.
+// nextRunFiles(configFile, workerDirs, writableAreas) -> Promise<{ existing, absent } | { error }>:
+// what the next run trusts of a program config (src/config/next_run_files.h).
+Napi::Value NextRunFiles(const Napi::CallbackInfo& info);
 // openConfigFile(absolutePath) -> Promise<{ handle, realPath } | { error }>
 Napi::Value OpenConfigFile(const Napi::CallbackInfo& info);
 // readConfigFile(handle) -> Promise<{ text } | { error }>; takes the handle's descriptor.

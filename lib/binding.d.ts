@@ -137,6 +137,8 @@ export interface NativeBinding {
    * lies, and a handle for readConfigFile. Failures settle as `{ error }`.
    */
   openConfigFile(file: string): Promise<{ handle: ConfigFileHandle; realPath: string } | { error: FileErrorDetails }>;
+  /** What the next run trusts of a program config (host paths): existing ones and missing names. */
+  nextRunFiles(configFile: string, workerDirs: string[], writableAreas: string[]): Promise<{ existing: string[]; absent: string[] } | { error: FileErrorDetails }>;
   /** Checks the opened file (a regular file on a filesystem that holds data, at most 1 MiB) and reads it. */
   readConfigFile(handle: ConfigFileHandle): Promise<{ text: string } | { error: FileErrorDetails }>;
   /** Closes the handle's descriptor now (a no-op once read). */

@@ -466,9 +466,8 @@ async function createSandboxFromConfig(given) {
   const programConfig = plainData(given, typeError, 'programConfig');
   const config = program.sandboxConfigFrom(programConfig);
   if (config === null) return null;
-  const trusted = await program.filesTheNextRunTrusts(programConfig);
-  const absent = await program.absentNamesTheNextRunTrusts(programConfig);
-  return addProtectedFiles(await createAsyncWithTrustedFiles(config, [...trusted, ...absent]), trusted, absent);
+  const { existing, absent } = await program.nextRunFiles(programConfig);
+  return addProtectedFiles(await createAsyncWithTrustedFiles(config, [...existing, ...absent]), existing, absent);
 }
 
 // A .worker file named by hand for a program's sandbox (the CLI's --worker, mount-sandbox-mcp's):
@@ -477,8 +476,8 @@ async function createSandboxFromConfig(given) {
 async function loadTrustedWorkerFile(given, file) {
   const programConfig = plainData(given, typeError, 'programConfig');
   program.sandboxConfigFrom(programConfig);
-  const trusted = await program.filesTheNextRunTrusts(programConfig);
-  return program.loadTrustedWorkerFile(programConfig, file, trusted);
+  const { existing } = await program.nextRunFiles(programConfig);
+  return program.loadTrustedWorkerFile(programConfig, file, existing);
 }
 
 module.exports = {

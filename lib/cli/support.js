@@ -16,7 +16,7 @@ const internal = /** @type {{
 const { rulesFor } = require('../errors/from-codes');
 const { protectedFiles, addProtectedFiles } = require('../next-run/protected');
 const {
-  checkConfigsAbove, loadTrustedProgramConfig, filesTheNextRunTrusts, absentNamesTheNextRunTrusts, loadTrustedWorkerFile,
+  checkConfigsAbove, loadTrustedProgramConfig, nextRunFiles, loadTrustedWorkerFile,
 } = require('../config/program');
 const { launcherPath } = require('../exec/launcher');
 const apparmor = require('../exec/apparmor');
@@ -31,8 +31,7 @@ const { parseNetwork } = require('../network/policy');
 // explain write nothing.
 async function sandboxFor(config, workerFile, { createSources = false } = {}) {
   const programSandbox = ms.sandboxConfigFrom(config);
-  const trusted = await filesTheNextRunTrusts(config);
-  const absent = await absentNamesTheNextRunTrusts(config);
+  const { existing: trusted, absent } = await nextRunFiles(config);
   const hostPaths = [...trusted, ...absent];
   const create = createSources ? internal.createAsyncWithTrustedFiles : internal.createWithTrustedFiles;
   const sandbox = programSandbox === null ? null : addProtectedFiles(await create(programSandbox, hostPaths), trusted, absent);

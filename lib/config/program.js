@@ -149,17 +149,6 @@ async function candidatesIn(dir) {
   return names;
 }
 
-// The config names in dir that exist as files (symlinks followed): what a command must not
-// change for the next run.
-async function configFilesIn(dir) {
-  const names = [];
-  for (const name of CONFIG_FILE_NAMES) {
-    const stat = await fs.promises.stat(path.join(dir, name)).catch(() => null);
-    if (stat && stat.isFile()) names.push(name);
-  }
-  return names;
-}
-
 function severalCandidates(dir, names) {
   return new UntrustedConfigError('SEVERAL_CANDIDATES',
     `${dir} holds ${names.join(' and ')}: discovery cannot tell which one you wrote, and a sandboxed ` +
@@ -240,89 +229,23 @@ async function findProgramConfig(startDir = process.cwd()) {
   return null;
 }
 
-const MAX_WORKER_SCAN_ENTRIES = 100000;
-
-// Every *.worker file beneath dir (symbolic links not followed, node_modules skipped, as
-// golem-forge's registry scans), hidden directories included: protecting more costs nothing.
-async function workerFilesUnder(dir, budget = { entries: MAX_WORKER_SCAN_ENTRIES }) {
-  const entries = await fs.promises.readdir(dir, { withFileTypes: true }).catch(() => []);
-  const files = [];
-  for (const entry of entries) {
-    if (--budget.entries < 0) {
-      throw new SandboxConfigError(`${dir}: more than ${MAX_WORKER_SCAN_ENTRIES} entries under the worker directories`);
-    }
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory() && entry.name !== 'node_modules') files.push(...(await workerFilesUnder(full, budget)));
-    else if (entry.isFile() && entry.name.endsWith('.worker')) files.push(full);
-  }
-  return files;
-}
-
 function workerDirsOf(program) {
   const dir = typeof program.dir === 'string' ? program.dir : path.dirname(program.file);
   const given = Array.isArray(program.workerPaths) ? program.workerPaths : ['workers', '.workers'];
   return given.map((p) => path.resolve(dir, p));
 }
 
-const isDirectory = (p) => fs.promises.stat(p).then((st) => st.isDirectory(), () => false);
-
-// A worker directory is protected whole: bound read-only it is a mount point a command cannot
-// rename away and recreate, and no new worker can be added to it. Not when it holds a writable
-// area itself (workerPaths: ["."]): then only its .worker files are.
-async function workerProtections(program) {
-  const areas = writableAreas(program);
-  const out = [];
-  for (const dir of workerDirsOf(program)) {
-    if (!(await isDirectory(dir))) continue;
-    const real = await realOrGiven(dir);
-    const holdsArea = (await Promise.all(areas.map(realOrGiven))).some((a) => isWithin(a, real));
-    if (holdsArea || areas.some((a) => isWithin(a, dir))) out.push(...(await workerFilesUnder(dir)));
-    else out.push(dir);
+// What the next run trusts of this config, found by the core (src/config/next_run_files.h):
+// `existing`, the host paths a command must not change (the config, every config name in its
+// directory and above, its worker directories or, where one holds a writable area, their .worker
+// files); `absent`, the names that do not exist yet, which sandbox.exec() watches instead.
+async function nextRunFiles(program) {
+  const workerDirs = workerDirsOf(program);
+  const found = await addon().nextRunFiles(path.resolve(program.file), workerDirs, writableAreas(program));
+  if ('error' in found) {
+    throw new SandboxConfigError(`${workerDirs.join(', ')}: more than ${found.error.limit ?? 'the bound of'} entries under the worker directories`);
   }
-  return out;
-}
-
-// The paths a command run in this config's sandbox must not change, because the next run trusts
-// them: the config, every existing config name in its directory and each directory above, and its
-// worker directories. Names missing now cannot be bound: absentNamesTheNextRunTrusts lists them.
-async function filesTheNextRunTrusts(program) {
-  const files = [path.resolve(program.file)];
-  for (const dir of ancestors(path.dirname(path.resolve(program.file)))) {
-    for (const name of await configFilesIn(dir)) files.push(path.join(dir, name));
-  }
-  files.push(...(await workerProtections(program)));
-  return [...new Set(files)];
-}
-
-// A name that does not exist, as the host will resolve it later: its nearest existing directory
-// by its real path, then the rest as named.
-async function realName(file) {
-  const rest = [];
-  for (let dir = path.resolve(file); ; dir = path.dirname(dir)) {
-    const real = await fs.promises.realpath(dir).catch(() => null);
-    if (real !== null) return path.join(real, ...rest);
-    if (path.dirname(dir) === dir) return path.resolve(file);
-    rest.unshift(path.basename(dir));
-  }
-}
-
-// The names the next run would trust that do not exist yet, so cannot be bound read-only: every
-// config name missing from the config's directory and each directory above (discovery would find
-// one planted in a directory above the config, from anywhere else under it), and each worker
-// directory that is missing or not a directory (one made there would be trusted). sandbox.exec()
-// removes what a command creates at them (lib/next-run/watch.js).
-async function absentNamesTheNextRunTrusts(program) {
-  const names = [];
-  for (const dir of ancestors(path.dirname(path.resolve(program.file)))) {
-    for (const name of CONFIG_FILE_NAMES) {
-      const file = path.join(dir, name);
-      if (!(await fs.promises.lstat(file).then(() => true, () => false))) names.push(file);
-    }
-  }
-  for (const dir of workerDirsOf(program)) {
-    if (!(await isDirectory(dir))) names.push(dir);
-  }
-  return [...new Set(await Promise.all(names.map(realName)))];
+  return found;
 }
 
 // A .worker file given by hand (the CLI's --worker) that lies where the config's sandbox lets a
@@ -488,8 +411,7 @@ module.exports = {
   findProgramConfig,
   checkConfigsAbove,
   loadTrustedProgramConfig,
-  filesTheNextRunTrusts,
-  absentNamesTheNextRunTrusts,
+  nextRunFiles,
   checkWorkerFileTrusted,
   loadTrustedWorkerFile,
   sandboxConfigFrom,
