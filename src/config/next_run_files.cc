@@ -53,7 +53,7 @@ bool entry_exists(const std::string& path) {
 
 // Every *.worker file beneath `dir`, never through a symbolic link, node_modules skipped.
 Status worker_files_under(const std::string& dir, std::size_t& budget,
-                          std::vector<std::string>& out) {
+                          std::vector<std::string>& out, std::size_t max_entries) {
   auto fd = sys::open_at(AT_FDCWD, dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
   if (!fd) return ok_status();  // gone or unreadable: nothing a command could add there either
   auto entries = read_dir_entries(fd.value().get());
@@ -61,7 +61,7 @@ Status worker_files_under(const std::string& dir, std::size_t& budget,
   for (const DirEntry& entry : entries.value()) {
     if (budget == 0) {
       Error e{Errc::too_large};
-      e.limit = kMaxWorkerScanEntries;
+      e.limit = max_entries;
       return e;
     }
     --budget;
@@ -75,7 +75,7 @@ Status worker_files_under(const std::string& dir, std::size_t& budget,
                                            : sys::EntryType::other;
     }
     if (type == sys::EntryType::directory && entry.name != "node_modules") {
-      if (auto st = worker_files_under(path, budget, out); !st) return st;
+      if (auto st = worker_files_under(path, budget, out, max_entries); !st) return st;
     } else if (type == sys::EntryType::file && entry.name.ends_with(".worker")) {
       out.push_back(path);
     }
@@ -87,7 +87,8 @@ Status worker_files_under(const std::string& dir, std::size_t& budget,
 
 Result<NextRunFiles> next_run_files(const std::string& config_file,
                                     const std::vector<std::string>& worker_dirs,
-                                    const std::vector<std::string>& writable_areas) {
+                                    const std::vector<std::string>& writable_areas,
+                                    std::size_t max_entries) {
   NextRunFiles out;
   out.existing.push_back(config_file);
   for (const std::string& dir : ancestors(parent_of(config_file))) {
@@ -99,7 +100,7 @@ Result<NextRunFiles> next_run_files(const std::string& config_file,
   }
   std::vector<std::string> real_areas;
   for (const std::string& area : writable_areas) real_areas.push_back(real_name(area));
-  std::size_t budget = kMaxWorkerScanEntries;
+  std::size_t budget = max_entries;
   for (const std::string& dir : worker_dirs) {
     if (!is_directory(dir)) {
       out.absent.push_back(real_name(dir));
@@ -109,23 +110,23 @@ Result<NextRunFiles> next_run_files(const std::string& config_file,
     // cannot rename away and recreate), unless it holds a writable area itself (workerPaths:
     // ["."]): then only its .worker files are.
     const std::string real = real_name(dir);
-    const bool holds_area =
-        std::any_of(real_areas.begin(), real_areas.end(),
-                    [&](const std::string& a) { return within(a, real); }) ||
-        std::any_of(writable_areas.begin(), writable_areas.end(),
-                    [&](const std::string& a) { return within(a, dir); });
+    const bool holds_area = std::any_of(real_areas.begin(), real_areas.end(),
+                                        [&](const std::string& a) { return within(a, real); }) ||
+                            std::any_of(writable_areas.begin(), writable_areas.end(),
+                                        [&](const std::string& a) { return within(a, dir); });
     if (!holds_area) {
       out.existing.push_back(dir);
-    } else if (auto st = worker_files_under(dir, budget, out.existing); !st) {
+    } else if (auto st = worker_files_under(dir, budget, out.existing, max_entries); !st) {
       Error e = st.error();
-      e.size = kMaxWorkerScanEntries - budget;
+      e.size = max_entries - budget;
       return e;
     }
   }
   for (std::vector<std::string>* list : {&out.existing, &out.absent}) {
     std::vector<std::string> unique;
     for (std::string& p : *list) {
-      if (std::find(unique.begin(), unique.end(), p) == unique.end()) unique.push_back(std::move(p));
+      if (std::find(unique.begin(), unique.end(), p) == unique.end())
+        unique.push_back(std::move(p));
     }
     *list = std::move(unique);
   }

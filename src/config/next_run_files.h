@@ -30,9 +30,10 @@ struct NextRunFiles {
 
 // `config_file`: the absolute path of the config; `worker_dirs`: its worker directories,
 // absolute; `writable_areas`: where its sandbox lets commands write (absolute). too_large
-// (size = entries read, limit = kMaxWorkerScanEntries) past the walk's bound.
+// (size = entries read, limit = max_entries) past the walk's bound.
 Result<NextRunFiles> next_run_files(const std::string& config_file,
                                     const std::vector<std::string>& worker_dirs,
-                                    const std::vector<std::string>& writable_areas);
+                                    const std::vector<std::string>& writable_areas,
+                                    std::size_t max_entries = kMaxWorkerScanEntries);
 
 }  // namespace msb
