@@ -243,6 +243,21 @@ describe('commands: every repository settled after the run', () => {
     expect(hostGit(path.join(root, 'mirror.git'), ['rev-parse', '--is-bare-repository']).stdout.trim()).toBe('true');
   });
 
+  runnable('a release of .git/config holds for every way in: the file API and a command both change it', async () => {
+    makeRepo(root);
+    const released = createMountSandbox({ root, trustedNames: { release: ['.git/config'] } });
+    const config = fs.readFileSync(path.join(root, '.git', 'config'), 'utf8');
+    await released.write('/.git/config', `${config}[user]\n\tname = By the file API\n`);
+    const result = await exec(released, 'git config user.email agent@example.invalid');
+    expect(result.exitCode).toBe(0);
+    expect(hostGit(root, ['config', 'user.email']).stdout.trim()).toBe('agent@example.invalid');
+    // Without the release, neither may.
+    const kept = createMountSandbox({ root });
+    await refusedAsGit(kept.write('/.git/config', config));
+    expect((await exec(kept, 'git config user.email other@example.invalid')).exitCode).not.toBe(0);
+    expect(hostGit(root, ['config', 'user.email']).stdout.trim()).toBe('agent@example.invalid');
+  });
+
   runnable('controls: commit, branch, checkout and rebase inside a command work, and leave nothing to settle', async () => {
     makeRepo(root);
     fs.writeFileSync(path.join(root, 'a.txt'), 'one\n');
