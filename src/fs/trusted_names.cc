@@ -269,6 +269,12 @@ Result<TrustedNames> TrustedNames::create(const TrustedNamesSpec& spec) {
     out.released_.push_back(std::move(*entry));
     out.released_text_.push_back(name);
   }
+  for (const auto& parts : out.pattern_parts_) out.last_parts_.insert(parts.back());
+  for (const Entry& a : out.added_) {
+    if (a.any_depth.empty()) out.judged_by_path_ = true;
+    if (!a.any_depth.empty()) out.last_parts_.insert(a.any_depth.back());
+  }
+  out.last_parts_.insert(std::string(kGitDir));
   for (const std::string& host : spec.host_paths) {
     if (host.empty() || host.front() != '/' || host.find('\0') != std::string::npos) {
       return Errc::invalid_config;
@@ -303,6 +309,7 @@ void TrustedNames::resolve_host_paths(const std::vector<std::string>& sources) {
       folded_hook_dirs_.push_back(fold_name(dir));
       if (real != dir) folded_hook_dirs_.push_back(fold_name(real));
       hook_dirs_.push_back(std::move(dir));
+      judged_by_path_ = true;
     }
   }
 }

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "common/error.h"
@@ -97,6 +98,13 @@ class TrustedNames {
   // a sandbox file or a released entry may be made; files and links there may not).
   TrustedKind kind_of(const EntryPlace& place, bool directory) const;
 
+  // For a walk from a source's top: whether an entry named `folded_name` (fold_name), none of
+  // whose ancestors is trusted, can be anything but none. False for most names, so a walk asks
+  // kind_of() only of the few whose name ends a name of the list, unless entries placed by path
+  // (an added place, a core.hooksPath directory) must be judged everywhere.
+  bool may_name(const std::string& folded_name) const {
+    return judged_by_path_ || last_parts_.count(folded_name) != 0;
+  }
   // Whether a release covers the entry at `place`.
   bool released(const EntryPlace& place) const;
   // Whether a released entry lies strictly below the entry at `place`: a command's bind of that
@@ -132,7 +140,9 @@ class TrustedNames {
   std::vector<std::string> released_text_;
   std::vector<std::string> host_paths_;  // as given, then resolved ones appended
   std::vector<std::string> folded_hosts_;
-  std::vector<std::string> hook_dirs_;  // as found, for reports
+  std::vector<std::string> hook_dirs_;          // as found, for reports
+  std::unordered_set<std::string> last_parts_;  // the last part of each name matched anywhere
+  bool judged_by_path_ = false;
   std::vector<std::string> folded_hook_dirs_;
 };
 

@@ -21,11 +21,13 @@ constexpr int kDirFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NO
 struct PendingDir {
   std::shared_ptr<UniqueFd> parent;
   std::vector<std::string> parts;  // below the source; the last is the name in `parent`
+  bool in_trusted = false;         // below a trusted directory walked for a release inside it
 };
 
 struct OpenDir {
   std::shared_ptr<UniqueFd> fd;
   std::vector<std::string> parts;
+  bool in_trusted = false;
 };
 
 std::string host_of(const std::string& source, const std::vector<std::string>& parts) {
@@ -66,7 +68,8 @@ class Walk {
       auto fd = sys::open_at(next.parent->get(), next.parts.back().c_str(), kDirFlags);
       next.parent.reset();
       if (!fd) continue;  // a link, a file of unknown type, or gone
-      OpenDir dir{std::make_shared<UniqueFd>(std::move(fd.value())), std::move(next.parts)};
+      OpenDir dir{std::make_shared<UniqueFd>(std::move(fd.value())), std::move(next.parts),
+                  next.in_trusted};
       directory(dir);
     }
     return std::move(scan_);
@@ -92,13 +95,24 @@ class Walk {
   }
 
   void entry(const OpenDir& dir, const DirEntry& entry) {
+    const bool is_dir =
+        entry.type == sys::EntryType::directory || entry.type == sys::EntryType::unknown;
+    const std::string folded = fold_name(entry.name);
+    // Most entries: nothing of the list ends with their name; walked past without building
+    // their path.
+    if (!dir.in_trusted && folded != ".git" && !names_.may_name(folded)) {
+      if (is_dir) {
+        std::vector<std::string> parts = dir.parts;
+        parts.push_back(entry.name);
+        pending_.push_back(PendingDir{dir.fd, std::move(parts)});
+      }
+      return;
+    }
     EntryPlace place;
     place.parts = dir.parts;
     place.parts.push_back(entry.name);
     place.hosts.push_back(host_of(source_, place.parts));
-    const bool is_dir =
-        entry.type == sys::EntryType::directory || entry.type == sys::EntryType::unknown;
-    if (fold_name(entry.name) == ".git") {
+    if (folded == ".git") {
       if (!is_dir) return;
       auto sub = sys::open_at(dir.fd->get(), entry.name.c_str(), kDirFlags);
       if (!sub) return;
@@ -116,7 +130,10 @@ class Walk {
       scan_.found.push_back(std::move(place.hosts.front()));
       return;  // bound whole, nothing below it needs finding
     }
-    if (is_dir) pending_.push_back(PendingDir{dir.fd, std::move(place.parts)});
+    // Below a directory that holds a release, every entry is judged: the directory may be a
+    // trusted one walked only to leave the released entry out.
+    const bool in_trusted = dir.in_trusted || split;
+    if (is_dir) pending_.push_back(PendingDir{dir.fd, std::move(place.parts), in_trusted});
   }
 
   const TrustedNames& names_;
