@@ -147,6 +147,20 @@ describe('the file API: no change completes a layout, none voids a repository', 
     expect(ranPlanted()).toEqual([]);
   });
 
+  test('the pieces written at once, by parallel calls, never complete a layout either', async () => {
+    const sb = createMountSandbox({ root });
+    for (let round = 0; round < 150; round++) {
+      const dir = `/race${round}`;
+      await sb.mkdir(dir);
+      const outcomes = await Promise.allSettled([
+        sb.write(`${dir}/HEAD`, 'ref: refs/heads/main\n'), sb.mkdir(`${dir}/objects`), sb.mkdir(`${dir}/refs`),
+      ]);
+      const made = ['HEAD', 'objects', 'refs'].filter((name) => fs.existsSync(path.join(root, dir, name)));
+      expect([round, made.length]).toEqual([round, 2]);
+      expect(outcomes.filter((o) => o.status === 'rejected').map((o) => o.reason.code)).toEqual(['HOST_TRUSTED']);
+    }
+  });
+
   withGit('controls: a repository\'s HEAD to another ref, its objects and refs, and files named like the pieces elsewhere', async () => {
     makeRepo(root);
     const sb = createMountSandbox({ root });

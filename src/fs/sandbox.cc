@@ -238,6 +238,29 @@ Status Sandbox::check_trusted_at(int dir_fd, const Target& t, const std::string&
   return ok_status();
 }
 
+namespace {
+
+std::mutex& layout_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+bool is_layout_part(std::string_view name) {
+  return git::layout_part(name) != git::LayoutPart::none;
+}
+
+}  // namespace
+
+std::unique_lock<std::mutex> Sandbox::layout_turn(std::string_view name) {
+  return is_layout_part(name) ? std::unique_lock<std::mutex>(layout_mutex())
+                              : std::unique_lock<std::mutex>();
+}
+
+std::unique_lock<std::mutex> Sandbox::layout_turn(std::string_view a, std::string_view b) {
+  return is_layout_part(a) || is_layout_part(b) ? std::unique_lock<std::mutex>(layout_mutex())
+                                                : std::unique_lock<std::mutex>();
+}
+
 Status Sandbox::check_layout_change(int dir_fd, const std::string& name,
                                     const git::LayoutChange& change) const {
   if (git::layout_part(name) == git::LayoutPart::none || !trusted_->builtin()) return ok_status();

@@ -237,9 +237,15 @@ class Sandbox {
   Status check_trusted_at(int dir_fd, const Target& target, const std::string& name,
                           bool directory) const;
   // git's layout (git/git_layout.h): changing `name` in the directory `dir_fd` as `change` says
-  // must neither make that directory a repository nor undo one.
+  // must neither make that directory a repository nor undo one. Judged and made while holding
+  // layout_turn(name), so that two changes at once (parallel tool calls) cannot each see the
+  // layout without the other's piece and together complete it.
   Status check_layout_change(int dir_fd, const std::string& name,
                              const git::LayoutChange& change) const;
+  // One process-wide lock, taken only for a name that is part of git's layout (HEAD, objects,
+  // refs, commondir); an unlocked guard for any other.
+  static std::unique_lock<std::mutex> layout_turn(std::string_view name);
+  static std::unique_lock<std::mutex> layout_turn(std::string_view a, std::string_view b);
   // The rules each kind of access must pass before touching the disk. `size` is the file's
   // size (reads) or the new contents' (writes).
   Status check_read_rules(const Target& target, std::uint64_t size) const;

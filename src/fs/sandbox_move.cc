@@ -137,6 +137,8 @@ Status Sandbox::move(std::string_view from_text, std::string_view to_text, bool 
   if (auto ok = check_write_rules(t, static_cast<std::uint64_t>(st.st_size)); !ok) {
     return at_index(ok.error(), 1);
   }
+  // The source's side first, before a destination's parents are made; again below, under the
+  // layout's turn (taken once the parents exist: making them takes it too).
   const auto taken = git::LayoutChange::removal();
   if (auto ok = check_layout_change(from_dir.value().get(), from_name, taken); !ok) {
     return at_index(ok.error(), 0);
@@ -144,6 +146,10 @@ Status Sandbox::move(std::string_view from_text, std::string_view to_text, bool 
   auto to_dir = open_parent_for_change(t, true);
   if (!to_dir) return at_index(to_dir.error(), 1);
   const std::string& to_name = t.path.parts.back();
+  const auto layout = layout_turn(from_name, to_name);
+  if (auto ok = check_layout_change(from_dir.value().get(), from_name, taken); !ok) {
+    return at_index(ok.error(), 0);
+  }
   // What a moved HEAD says is not read: counted as whatever would be refused.
   const auto placed = git::LayoutChange::unknown(S_ISDIR(st.st_mode));
   if (auto ok = check_layout_change(to_dir.value().get(), to_name, placed); !ok) {
@@ -177,6 +183,7 @@ Status Sandbox::copy(std::string_view from_text, std::string_view to_text, bool 
   if (!bytes) return at_index(bytes.error(), 0);
   auto dir = open_parent_for_change(t, true);
   if (!dir) return at_index(dir.error(), 1);
+  const auto layout = layout_turn(t.path.parts.back());
   const auto copied = git::LayoutChange::file(std::string_view(
       reinterpret_cast<const char*>(bytes.value().data.get()), bytes.value().size));
   if (auto st = check_layout_change(dir.value().get(), t.path.parts.back(), copied); !st) {

@@ -151,6 +151,10 @@ class WriteChange final : public ChangeInDir {
   Status run() override {
     const std::string& name = target_.path.parts.back();
     if (auto st = still_here(); !st) return st;
+    const auto layout = Sandbox::layout_turn(name);
+    const auto placed =
+        git::LayoutChange::file(std::string_view(reinterpret_cast<const char*>(data_), size_));
+    if (auto st = sandbox_.check_layout_change(dir_.get(), name, placed); !st) return st;
     if (if_version_.empty()) return replace_file(dir_.get(), name, data_, size_);
     // The caller's version is of what stat() shows: the file the path leads to.
     auto entry = version_of_entry(dir_.get(), name);
@@ -240,6 +244,7 @@ class EditChange final : public ChangeInDir {
       return st;
     }
     if (auto st = sandbox_.check_trusted_at(dir_.get(), t, name, false); !st) return st;
+    const auto layout = Sandbox::layout_turn(name);
     if (auto st = sandbox_.check_layout_change(dir_.get(), name, git::LayoutChange::file(updated));
         !st) {
       return st;
@@ -267,11 +272,6 @@ Result<std::unique_ptr<PendingChange>> Sandbox::prepare_write(std::string_view t
   if (auto st = check_write_rules(t, size); !st) return st.error();
   auto dir = open_parent_for_change(t, true);
   if (!dir) return dir.error();
-  const auto placed =
-      git::LayoutChange::file(std::string_view(reinterpret_cast<const char*>(data), size));
-  if (auto st = check_layout_change(dir.value().get(), t.path.parts.back(), placed); !st) {
-    return st.error();
-  }
   auto dir_id = file_id(dir.value().get());
   if (!dir_id) return dir_id.error();
   EntryKey key{dir_id.value(), t.path.parts.back()};
@@ -321,6 +321,7 @@ Status Sandbox::remove(std::string_view text) const {
   if (auto st = check_delete_rules(t); !st) return st;
   auto dir = open_parent_for_change(t, false, Change::remove);
   if (!dir) return dir.error();
+  const auto layout = layout_turn(t.path.parts.back());
   const auto removed = git::LayoutChange::removal();
   if (auto st = check_layout_change(dir.value().get(), t.path.parts.back(), removed); !st) {
     return st;
@@ -350,6 +351,7 @@ Status Sandbox::make_directory(std::string_view text) const {
   auto dir = open_parent_for_change(t, true, Change::write, true);
   if (!dir) return dir.error();
   const std::string& name = t.path.parts.back();
+  const auto layout = layout_turn(name);
   if (auto st = check_layout_change(dir.value().get(), name, kDirectoryPlaced); !st) return st;
   if (auto st = make_dir(dir.value().get(), name); !st) return st;
   auto made = sys::stat_at(dir.value().get(), name.c_str());
@@ -409,6 +411,7 @@ Result<UniqueFd> Sandbox::make_parents(const Target& t, int base, std::size_t en
       if (auto st = check_trusted_at(parent.value().get(), t, parts[i], true); !st) {
         return st.error();
       }
+      const auto layout = layout_turn(parts[i]);
       if (auto st = check_layout_change(parent.value().get(), parts[i], kDirectoryPlaced); !st) {
         return st.error();
       }

@@ -247,7 +247,8 @@ Result<TrustedNames> TrustedNames::create(const TrustedNamesSpec& spec) {
     if (any_depth) {
       entry.any_depth = *name_parts(rest);
     } else if (auto host = place_of(rest, spec.places)) {
-      entry.hosts.push_back(std::move(*host));
+      entry.hosts.push_back(fold_name(*host));
+      entry.place = std::move(*host);
     } else if (spec.places.empty()) {
       entry.any_depth = *name_parts(rest);  // no table to place it in: a bare TrustedNames
     } else {
@@ -271,8 +272,11 @@ Result<TrustedNames> TrustedNames::create(const TrustedNamesSpec& spec) {
   }
   for (const auto& parts : out.pattern_parts_) out.last_parts_.insert(parts.back());
   for (const Entry& a : out.added_) {
-    if (a.any_depth.empty()) out.judged_by_path_ = true;
-    if (!a.any_depth.empty()) out.last_parts_.insert(a.any_depth.back());
+    if (a.any_depth.empty()) {
+      out.judged_by_path_ = true;
+    } else {
+      out.last_parts_.insert(a.any_depth.back());
+    }
   }
   out.last_parts_.insert(std::string(kGitDir));
   for (const std::string& host : spec.host_paths) {
@@ -295,10 +299,9 @@ void TrustedNames::resolve_host_paths(const std::vector<std::string>& sources) {
   }
   for (std::vector<Entry>* list : {&added_, &released_}) {
     for (Entry& entry : *list) {
-      if (entry.hosts.empty()) continue;
-      std::string real = real_name(entry.hosts.front());
-      entry.hosts.front() = fold_name(entry.hosts.front());
-      if (fold_name(real) != entry.hosts.front()) entry.hosts.push_back(fold_name(real));
+      if (entry.place.empty()) continue;
+      std::string real = fold_name(real_name(entry.place));
+      if (real != entry.hosts.front()) entry.hosts.push_back(std::move(real));
     }
   }
   if (!builtin_) return;
@@ -314,10 +317,8 @@ void TrustedNames::resolve_host_paths(const std::vector<std::string>& sources) {
   }
 }
 
-bool TrustedNames::matches(const Entry& entry, const EntryPlace& place,
-                           const std::vector<std::string>& folded_parts,
+bool TrustedNames::matches(const Entry& entry, const std::vector<std::string>& folded_parts,
                            const std::vector<std::string>& folded_hosts) {
-  (void)place;
   if (!entry.any_depth.empty()) return covers(entry.any_depth, folded_parts);
   for (const std::string& host : folded_hosts) {
     for (const std::string& at : entry.hosts) {
@@ -342,7 +343,7 @@ bool TrustedNames::released(const EntryPlace& place) const {
   const auto parts = folded_all(place.parts);
   const auto hosts = folded_all(place.hosts);
   for (const Entry& r : released_) {
-    if (matches(r, place, parts, hosts)) return true;
+    if (matches(r, parts, hosts)) return true;
   }
   return false;
 }
@@ -387,7 +388,7 @@ TrustedKind TrustedNames::kind_of(const EntryPlace& place, bool directory) const
     if (covers(pattern_parts_[i], parts)) return names_[i].kind;
   }
   for (const Entry& a : added_) {
-    if (matches(a, place, parts, hosts)) return TrustedKind::named;
+    if (matches(a, parts, hosts)) return TrustedKind::named;
   }
   if (!builtin_) return TrustedKind::none;
   for (const std::string& host : hosts) {

@@ -125,11 +125,11 @@ class TrustedNames {
  private:
   // An operator's entry: a place (host paths, folded) or a name at any depth (folded parts).
   struct Entry {
-    std::vector<std::string> hosts;
+    std::string place;               // the host path a place entry names, as configured
+    std::vector<std::string> hosts;  // folded: as configured, then as the kernel resolves it
     std::vector<std::string> any_depth;
   };
-  static bool matches(const Entry& entry, const EntryPlace& place,
-                      const std::vector<std::string>& folded_parts,
+  static bool matches(const Entry& entry, const std::vector<std::string>& folded_parts,
                       const std::vector<std::string>& folded_hosts);
 
   bool builtin_ = false;

@@ -50,12 +50,14 @@ struct Repository {
 // gitdir: <path> in a `.git` file, against the directory holding it.
 std::optional<std::string> gitfile_target(const std::string& file, const std::string& holder) {
   auto text = read_host_file(file);
-  if (!text || !text->starts_with("gitdir:")) return std::nullopt;
-  std::string path = text->substr(
-      7, text->find('\n') == std::string::npos ? std::string::npos : text->find('\n') - 7);
-  while (!path.empty() && (path.front() == ' ' || path.front() == '\t')) path.erase(0, 1);
-  while (!path.empty() && (path.back() == '\r' || path.back() == ' ')) path.pop_back();
-  return expand(path, holder);
+  constexpr std::string_view kPrefix = "gitdir:";
+  if (!text || !text->starts_with(kPrefix)) return std::nullopt;
+  std::string_view line = std::string_view(*text).substr(kPrefix.size());
+  line = line.substr(0, line.find('\n'));
+  const auto first = line.find_first_not_of(" \t");
+  const auto last = line.find_last_not_of(" \r");
+  if (first == std::string_view::npos) return std::nullopt;
+  return expand(line.substr(first, last - first + 1), holder);
 }
 
 bool repository_at(const std::string& dir) {
