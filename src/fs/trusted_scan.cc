@@ -1,6 +1,7 @@
 #include "fs/trusted_scan.h"
 
 #include <fcntl.h>
+#include <strings.h>
 
 #include <memory>
 #include <utility>
@@ -45,9 +46,11 @@ std::optional<git::RepositorySeen> repository_at(int fd, std::string git_dir) {
                              git::valid_head_file(fd)};
 }
 
+// Whether a directory holds an entry git could read as its HEAD (compared folded, as git's
+// layout is; "HEAD" has no letter that folds from outside ASCII), without a copy per entry.
 bool names_layout(const std::vector<DirEntry>& entries) {
   for (const DirEntry& e : entries) {
-    if (git::layout_part(e.name) == git::LayoutPart::head) return true;
+    if (e.name.size() == 4 && ::strncasecmp(e.name.c_str(), "head", 4) == 0) return true;
   }
   return false;
 }
