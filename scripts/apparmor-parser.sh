@@ -28,7 +28,8 @@ check_parser() {
   [ "$major" -ge "$min_major" ] ||
     { echo "Debian $suite's apparmor is '$version', older than the $min_major.0 the profile's abi and userns rule need"; return 1; }
   profile=$(mktemp)
-  node -e 'process.stdout.write(require("./lib/apparmor").profileFor("/opt/msb-check/msb-launch"))' >"$profile"
+  node -e 'process.stdout.write(require("./lib/exec/apparmor").profileFor("/opt/msb-check/msb-launch"))' >"$profile" ||
+    { rm -f "$profile"; echo "cannot make the profile to compile (lib/exec/apparmor.js)"; return 1; }
   if ! result=$("$out/apparmor_parser" -Q -K "$profile" 2>&1); then
     rm -f "$profile"
     echo "Debian $suite's parser ($version) no longer compiles the shipped profile apparmor/msb-launch: $result"
