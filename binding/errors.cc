@@ -2,9 +2,7 @@
 
 namespace msb_binding {
 
-Napi::Value make_error(const Napi::Object& sandbox, const Napi::FunctionReference& factory,
-                       const msb::Error& error, const std::string& virtual_path) {
-  Napi::Env env = sandbox.Env();
+Napi::Object error_details(Napi::Env env, const msb::Error& error) {
   Napi::Object details = Napi::Object::New(env);
   if (error.size != 0 || error.limit != 0 || error.code == msb::Errc::too_large) {
     details.Set("size", Napi::Number::New(env, static_cast<double>(error.size)));
@@ -20,6 +18,13 @@ Napi::Value make_error(const Napi::Object& sandbox, const Napi::FunctionReferenc
   if (error.op != msb::SysOp::none) {
     details.Set("syscall", Napi::String::New(env, std::string(msb::sysop_name(error.op))));
   }
+  return details;
+}
+
+Napi::Value make_error(const Napi::Object& sandbox, const Napi::FunctionReference& factory,
+                       const msb::Error& error, const std::string& virtual_path) {
+  Napi::Env env = sandbox.Env();
+  Napi::Object details = error_details(env, error);
   const std::string code(msb::errc_name(error.code));
   return factory.Call(
       sandbox, {Napi::String::New(env, code), Napi::String::New(env, virtual_path), details});

@@ -10,6 +10,10 @@
 
 namespace msb_binding {
 
+// What the factory gets besides the code and the path: size, limit, index, errno, filesystem,
+// trusted and syscall, each only where the error has it.
+Napi::Object error_details(Napi::Env env, const msb::Error& error);
+
 // Calls factory.call(sandbox, code, virtualPath, details) and returns the error object it built.
 Napi::Value make_error(const Napi::Object& sandbox, const Napi::FunctionReference& factory,
                        const msb::Error& error, const std::string& virtual_path);

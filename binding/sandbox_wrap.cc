@@ -197,6 +197,7 @@ Napi::Function SandboxWrap::Define(Napi::Env env) {
                       InstanceMethod<&SandboxWrap::FindTrusted>("findTrusted"),
                       InstanceMethod<&SandboxWrap::ReleasedHostPath>("releasedHostPath"),
                       InstanceMethod<&SandboxWrap::FindSharedLinks>("findSharedLinks"),
+                      InstanceMethod<&SandboxWrap::LandChanges>("landChanges"),
                   });
   auto* data = new AddonData{Napi::Persistent(ctor), TurnMailbox::Create(env)};
   env.SetInstanceData(data);

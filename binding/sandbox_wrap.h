@@ -64,6 +64,8 @@ class SandboxWrap : public Napi::ObjectWrap<SandboxWrap> {
   Napi::Value ReleasedHostPath(const Napi::CallbackInfo& info);
   // links_wrap.cc
   Napi::Value FindSharedLinks(const Napi::CallbackInfo& info);
+  // changes_wrap.cc
+  Napi::Value LandChanges(const Napi::CallbackInfo& info);
 
   // A JS sandbox around a derived core sandbox, or the core's refusal thrown as a JS error.
   Napi::Value Wrap(msb::Result<std::shared_ptr<msb::Sandbox>>& child, const std::string& path);

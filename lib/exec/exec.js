@@ -20,46 +20,16 @@ const { plainData } = require('../common/plain');
 const { parseOptions, checkArgv, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES } = require('./options');
 const { DEFAULT_PATH, workingDirectory, checkMountTargets, readable, systemPaths, launchPolicy, viewPath } = require('./view');
 const { guidingNotes, uncheckedNote, newRepositoryNote, takenOutNote } = require('./notes');
+const { changesNote } = require('../changes/notes');
 const { commandNetwork } = require('../network/scope');
 const { describeNetwork } = require('../network/policy');
 const { networkLaunch, startJudge, enforcedMode, refusedNote } = require('./network');
+const { Capture } = require('./capture');
+const { prepareLayers, removeStage } = require('../changes/layers');
+const { settleChanges, checkRoomToHold } = require('../changes/change-set');
+const { errnoName, parseStatus, outcome } = require('./status');
 
 const typeError = (message) => new TypeError(message);
-
-// Keeps the first `limit` bytes of a stream (cut at a character boundary) and drains the rest.
-class Capture {
-  constructor(limit) {
-    this.limit = limit;
-    this.chunks = [];
-    this.size = 0;
-    this.truncated = false;
-  }
-
-  add(chunk) {
-    const room = this.limit - this.size;
-    if (chunk.length > room) this.truncated = true;
-    if (room <= 0) return;
-    const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
-    this.chunks.push(kept);
-    this.size += kept.length;
-  }
-
-  text() {
-    let buf = Buffer.concat(this.chunks);
-    if (this.truncated) buf = buf.subarray(0, utf8Boundary(buf));
-    return buf.toString('utf8');
-  }
-}
-
-// Length of the longest prefix that does not end inside a UTF-8 sequence.
-function utf8Boundary(buf) {
-  let start = buf.length;
-  while (start > 0 && start > buf.length - 4 && (buf[start - 1] & 0xc0) === 0x80) start--;
-  if (start === 0) return buf.length;
-  const lead = buf[start - 1];
-  const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
-  return buf.length - (start - 1) >= need ? buf.length : start - 1;
-}
 
 const STAGE_MESSAGES = {
   'landlock-unavailable': [
@@ -115,48 +85,6 @@ function launchError(reportedStage, errno, cwd) {
     return new ExecError(`a mount source of this sandbox cannot be opened${reason}: it was moved or removed since the sandbox was made; refusing to run`, undefined, stage);
   }
   return new ExecError(`the exec launcher failed at "${stage}"${reason}`, undefined, stage);
-}
-
-function errnoName(errno) {
-  const entry = Object.entries(os.constants.errno).find(([, n]) => n === errno);
-  return entry ? entry[0] : `errno ${errno}`;
-}
-
-// Reads the launcher's status lines (see src/launcher/launcher_main.cc).
-function parseStatus(text) {
-  const status = { ok: null, error: null, execErrno: null, waitStatus: null, cgroup: null };
-  for (const line of text.split('\n')) {
-    const [kind, ...rest] = line.split(' ');
-    if (kind === 'ok' && rest.length === 3) {
-      const list = (s) => (s === '-' ? [] : s.split(','));
-      status.ok = { landlockAbi: Number(rest[0]), layers: list(rest[1]), missing: list(rest[2]) };
-    } else if (kind === 'error') {
-      // "error <stage> [<syscall>] <errno>": the call's name where one failed.
-      status.error = { stage: rest[0], syscall: rest.length > 2 ? rest[1] : undefined, errno: Number(rest[rest.length - 1]) };
-    } else if (kind === 'exec') {
-      status.execErrno = Number(rest[0]);
-    } else if (kind === 'status') {
-      status.waitStatus = Number(rest[0]);
-    } else if (kind === 'cgroup' && rest.length > 0) {
-      status.cgroup = rest.join(' '); // a host path: never shown to the command or the caller
-    }
-  }
-  return status;
-}
-
-function signalName(number) {
-  const entry = Object.entries(os.constants.signals).find(([, n]) => n === number);
-  return entry ? entry[0] : `SIG${number}`;
-}
-
-// How the command ended: from the PID namespace's report, else from the launcher itself.
-function outcome(status, code, signal) {
-  if (status.waitStatus !== null) {
-    const term = status.waitStatus & 0x7f;
-    if (term === 0) return { exitCode: (status.waitStatus >> 8) & 0xff, signal: null };
-    return { exitCode: -1, signal: signalName(term) };
-  }
-  return signal ? { exitCode: -1, signal } : { exitCode: code ?? -1, signal: null };
 }
 
 // How a call whose `signal` aborted ends: before the command started, or once all of it is gone.
@@ -360,19 +288,32 @@ async function exec(sandbox, handle, givenArgv, options = {}) {
   const cwd = await workingDirectory(sandbox, opts.cwd, opts.workspace);
   const sandboxPaths = handle.execPaths();
   checkMountTargets(sandboxPaths);
+  if (opts.changes === 'review') checkRoomToHold();
   const tmp = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'mount-sandbox-exec-'));
   // What the run needs cleaned up after it: filled in as it starts.
   const state = {
     tmp, enforced: null, view: null, git: { protect: [], pin: [], handle: null, roots: [] }, watch: [], mounts: [],
-    trusted: { handle, sources: [], before: new Map(), bind: [] },
+    trusted: { handle, sources: [], before: new Map(), bind: [] }, layers: null, fellBack: null,
   };
   let result = null;
   let failure = null;
+  const attempt = (changes) => runCommand(state, { sandbox, handle }, sandboxPaths.map((e) => ({ ...e })), argv,
+    { ...opts, network, changes }, cwd);
   try {
-    result = await runCommand(state, { sandbox, handle }, sandboxPaths, argv, { ...opts, network }, cwd);
+    result = await attempt(opts.changes);
   } catch (error) {
     failure = error;
   }
+  // No copy-on-write layer here and none asked for by name: the command runs with direct writes,
+  // and the result says so (enforcement.changes).
+  if (failure instanceof LayerUnavailable && !opts.changesAsked) {
+    state.fellBack = failure.reason;
+    failure = null;
+    if (state.layers !== null) await removeStage(state.layers.stage);
+    state.layers = null;
+    await attempt('direct').then((r) => { result = r; }, (error) => { failure = error; });
+  }
+  if (failure instanceof LayerUnavailable) failure = layerRefusal(failure, opts.changes);
   // Before the result goes out (or the error): cleaning up never throws, and never loses either.
   const cleanup = await cleanUp(state);
   if (failure !== null) throw failure;
@@ -380,43 +321,30 @@ async function exec(sandbox, handle, givenArgv, options = {}) {
   result.removedAfterRun = removed.removedAfterRun;
   result.cleanupFailed = cleanup.failed;
   result.gitTakenOut = [...cleanup.takenOut, ...cleanup.restored];
+  if (state.fellBack !== null) result.enforcement.missing = [...result.enforcement.missing, 'copy-on-write'];
   const notes = [removed.note, newRepositoryNote(cleanup.repositories), takenOutNote(cleanup.takenOut, cleanup.restored, state.view),
-    uncheckedNote(cleanup.failed, state.view)].filter((n) => n !== null);
+    uncheckedNote(cleanup.failed, state.view), changesNote(result.changes, state.view)].filter((n) => n !== null);
   if (notes.length > 0) result.stderr = `${result.stderr.replace(/\n$/, '')}${result.stderr === '' ? '' : '\n\n'}${notes.join('\n')}\n`;
   return result;
 }
 
 async function runCommand(state, { sandbox, handle }, sandboxPaths, argv, opts, cwd) {
   state.mounts = await realMounts(sandboxPaths);
-  // What the core says the host trusts next, at any depth (src/fs/trusted_scan.h): the files its
-  // names cover, bound read-only, what a command adds at them removed after it; every repository,
-  // protected below and settled after the run (lib/next-run/watch.js).
-  state.trusted = await trustedBefore(handle, state.mounts);
-  // What the host's git runs later stays as it is (lib/next-run/git.js), in every repository.
-  if (opts.protectGit) {
-    const writable = sandboxPaths.filter((p) => p.access === 'write' || p.access === 'writeKeep');
-    state.git = await gitProtection([...writable.map((p) => p.path), ...state.trusted.nested]);
-    const released = (p) => handle.releasedHostPath(p);
-    state.git.protect = state.git.protect.filter((p) => !released(p));
-    sandboxPaths.push(
-      ...state.git.protect.map((p) => ({ path: p, access: 'protect' })),
-      ...state.git.pin.map((p) => ({ path: p, access: 'pin' })),
-    );
-  }
-  // Names the next run trusts: bound where they exist now, else watched (lib/next-run/watch.js).
-  const names = await namesToWatch(absentNames(sandbox), state.mounts);
-  state.watch = names.watch;
-  const linked = opts.protectSharedLinks ? await sharedLinksToBind(handle, state.mounts) : []; // hard links out
-  const protectedPaths = [
-    ...protectedFiles(sandbox).filter((file) => fs.existsSync(file)), ...names.bind, ...state.trusted.bind, ...linked,
-  ];
+  const protectedPaths = opts.changes === 'direct'
+    ? await directProtections(state, { sandbox, handle }, sandboxPaths, opts)
+    : await layered(state, sandboxPaths);
   const launch = networkLaunch(opts.network);
   const env = await mountPointExcludes(state.mounts, state.tmp, opts.env); // untracked in git status otherwise
   const policy = launchPolicy(sandboxPaths, protectedPaths, { ...opts, env }, argv, cwd, state.tmp, launch);
+  const sinceMs = Date.now(); // a host file changed after this changed during the run: a conflict
   const ran = await runAllowingFallback(policy, opts, { policy: opts.network, onRequest: opts.onRequest });
   const { status } = ran;
   state.enforced = status.ok;
   if (ran.aborted) throw abortedError();
+  if (status.error && status.error.stage === 'copy-on-write-unavailable') {
+    const why = status.error.errno ? `overlayfs refused it (${errnoName(status.error.errno)})` : 'this machine cannot give the command its own namespaces';
+    throw new LayerUnavailable(why);
+  }
   if (status.error) {
     const error = launchError(status.error.stage, status.error.errno, opts.cwd);
     if (status.error.syscall) error.syscall = status.error.syscall;
@@ -439,8 +367,10 @@ async function runCommand(state, { sandbox, handle }, sandboxPaths, argv, opts, 
       ...status.ok,
       limits: enforcedLimits(opts.limits, status.ok.layers),
       network: enforcedMode(opts.network, status.ok.layers, ran.judge !== null),
+      changes: opts.changes,
     },
     network: ran.judge === null ? null : ran.judge.report(),
+    changes: null, // filled in below where the command ran on copy-on-write layers
     removedAfterRun: [], // filled in by exec() once the command's leftovers are removed
     gitTakenOut: [],
     cleanupFailed: [],
@@ -454,6 +384,10 @@ async function runCommand(state, { sandbox, handle }, sandboxPaths, argv, opts, 
     result.exitCode = -1;
     result.signal = 'SIGKILL';
     result.stderr += `\nCommand timed out after ${opts.timeoutMs} ms; its processes were killed.`;
+  }
+  if (state.layers !== null) {
+    result.changes = await settleChanges(handle, { ...state.layers, sinceMs }, opts.changes, opts.holdAsk);
+    state.layers = null; // settled: held for review, or gone
   }
   const readOnly = [...protectedPaths, ...state.git.protect]
     .map((p) => virtualPathOf(p, state.mounts))
@@ -469,6 +403,55 @@ async function runCommand(state, { sandbox, handle }, sandboxPaths, argv, opts, 
   if (refused !== null) result.stderr = `${result.stderr.replace(/\n$/, '')}${result.stderr === '' ? '' : '\n\n'}${refused}\n`;
   return result;
 }
+// Today's direct writes: what the host trusts next bound read-only where it exists, watched where
+// it does not, git's files protected and checked after the run, hard links out bound read-only.
+async function directProtections(state, { sandbox, handle }, sandboxPaths, opts) {
+  // What the core says the host trusts next, at any depth (src/fs/trusted_scan.h): the files its
+  // names cover, bound read-only, what a command adds at them removed after it; every repository,
+  // protected below and settled after the run (lib/next-run/watch.js).
+  state.trusted = await trustedBefore(handle, state.mounts);
+  // What the host's git runs later stays as it is (lib/next-run/git.js), in every repository.
+  if (opts.protectGit) {
+    const writable = sandboxPaths.filter((p) => p.access === 'write' || p.access === 'writeKeep');
+    state.git = await gitProtection([...writable.map((p) => p.path), ...state.trusted.nested]);
+    const released = (p) => handle.releasedHostPath(p);
+    state.git.protect = state.git.protect.filter((p) => !released(p));
+    sandboxPaths.push(
+      ...state.git.protect.map((p) => ({ path: p, access: 'protect' })),
+      ...state.git.pin.map((p) => ({ path: p, access: 'pin' })),
+    );
+  }
+  // Names the next run trusts: bound where they exist now, else watched (lib/next-run/watch.js).
+  const names = await namesToWatch(absentNames(sandbox), state.mounts);
+  state.watch = names.watch;
+  const linked = opts.protectSharedLinks ? await sharedLinksToBind(handle, state.mounts) : []; // hard links out
+  return [
+    ...protectedFiles(sandbox).filter((file) => fs.existsSync(file)), ...names.bind, ...state.trusted.bind, ...linked,
+  ];
+}
+
+// Copy-on-write: every writable mount gets a layer, and nothing of the host changes while the
+// command runs; what it changed is judged after it (lib/changes/), so no protection is bound.
+async function layered(state, sandboxPaths) {
+  state.layers = await prepareLayers(sandboxPaths);
+  if (state.layers === null) throw new LayerUnavailable('no directory outside the writable mounts can hold the layers');
+  return [];
+}
+
+class LayerUnavailable extends Error {
+  constructor(reason) {
+    super(reason);
+    this.reason = reason;
+  }
+}
+
+function layerRefusal(error, mode) {
+  return new ExecEnforcementError(
+    `Refusing to run: changes: "${mode}" needs a copy-on-write layer, and ${error.reason}. Pass changes: "direct" to let the command write to the host as it runs.`,
+    ['copy-on-write'],
+  );
+}
+
 const withPidNamespace = (enforced) => enforced !== null && enforced.layers.includes('pid-namespace');
 
 // After the run: the temp directory, git's planted names, the names watched for the next run.
@@ -478,6 +461,8 @@ const withPidNamespace = (enforced) => enforced !== null && enforced.layers.incl
 async function cleanUp(state) {
   const failed = [];
   if (!(await removeTempDir(state.tmp, state.enforced))) failed.push('/tmp');
+  // A run that ended before its changes were settled (refused, aborted): nothing of it lands.
+  if (state.layers !== null) await removeStage(state.layers.stage);
   const removed = [];
   // git's planted names (lib/next-run/git.js): removed by the core, which also says what it could
   // not check or remove.

@@ -23,10 +23,18 @@ const MAX_PROCESSES = 4_194_304;
 const OPTIONS = [
   'cwd', 'env', 'stdin', 'timeoutMs', 'maxOutputBytes', 'network', 'namespaces',
   'allowWeakerEnforcement', 'hostReadPaths', 'workspace', 'limits', 'protectGit', 'grant', 'onRequest',
-  'signal', 'protectSharedLinks',
+  'signal', 'protectSharedLinks', 'changes', 'holdAsk',
 ];
 const LIMITS = ['processes', 'memoryBytes', 'cpuSeconds'];
 const NAMESPACE_MODES = ['require', 'prefer', 'off'];
+// What becomes of a command's changes (docs/exec.md): landed after it by the file API's rules,
+// held for review, or written straight to the host as it runs.
+const CHANGE_MODES = ['apply', 'review', 'direct'];
+
+function checkChanges(changes) {
+  if (changes === undefined || CHANGE_MODES.includes(changes)) return changes;
+  throw new TypeError(`expected one of ${CHANGE_MODES.join(', ')} for changes`);
+}
 
 function boundedInteger(value, name, fallback, max) {
   if (value === undefined) return fallback;
@@ -200,6 +208,10 @@ function parseOptions(given) {
     protectGit: options.protectGit === undefined || booleanOption(options.protectGit, 'protectGit'),
     protectSharedLinks: options.protectSharedLinks === undefined ||
       booleanOption(options.protectSharedLinks, 'protectSharedLinks'),
+    // 'apply' unless asked: then a machine without copy-on-write layers runs the command direct.
+    changes: checkChanges(options.changes) ?? 'apply',
+    changesAsked: options.changes !== undefined,
+    holdAsk: options.holdAsk !== undefined && booleanOption(options.holdAsk, 'holdAsk'),
     env: checkEnv(options.env),
     stdin: options.stdin,
     signal: checkSignal(given),

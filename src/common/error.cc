@@ -112,6 +112,9 @@ std::string_view sysop_name(SysOp op) noexcept {
     case SysOp::listxattrat: return "listxattrat";
     case SysOp::getxattrat: return "getxattrat";
     case SysOp::fstatfs: return "fstatfs";
+    case SysOp::fsopen: return "fsopen";
+    case SysOp::fsconfig: return "fsconfig";
+    case SysOp::fsmount: return "fsmount";
     case SysOp::socketpair: return "socketpair";
     case SysOp::setsockopt: return "setsockopt";
     case SysOp::bind: return "bind";

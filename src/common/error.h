@@ -111,6 +111,9 @@ enum class SysOp : std::uint8_t {
   sendmsg,
   recvmsg,
   poll,
+  fsopen,
+  fsconfig,
+  fsmount,
 };
 
 // The call's own name ("renameat2"), "" for SysOp::none.

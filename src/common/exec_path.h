@@ -35,6 +35,11 @@ struct ExecPath {
   std::string target;
   // Set by the launcher (note_system_links), never sent: the symlink to recreate at `target`.
   std::string link;
+  // A writable path seen through a copy-on-write layer (launcher/change_layer.h): the host
+  // directories that take the command's changes (upper) and overlayfs's scratch (work), both on
+  // one filesystem and outside `path`. Empty: the path is bound as it is.
+  std::string upper;
+  std::string work;
 };
 
 // What one command may consume; 0 leaves a resource unlimited.

@@ -7,12 +7,14 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <optional>
 #include <random>
+#include <vector>
 
 #include "common/sys.h"
 #include "fs/metadata.h"
@@ -396,18 +398,71 @@ std::optional<Status> commit_unnamed(int fd, int dir_fd, const std::string& name
   return Status(from_errno(SysOp::linkat, EEXIST));
 }
 
+// Writes a new file's contents into the descriptor it is given.
+using Contents = std::function<Status(int fd)>;
+
 // The new file's metadata where it takes another file's (set first, so the data never sits in a
 // file more open than the one it replaces), then its contents.
-Status fill(int fd, const FileMetadata* meta, const std::uint8_t* data, std::size_t size) {
+Status fill(int fd, const FileMetadata* meta, const Contents& contents) {
   if (meta) {
     if (auto st = apply_metadata(fd, *meta); !st) return st;
   }
-  return sys::write_all(fd, data, size);
+  return contents(fd);
 }
+
+// Copies `size` bytes of `from` from its start: in the kernel where it can (copy_file_range
+// shares extents on filesystems that can), else through a buffer.
+Status copy_contents(int from, int to, std::uint64_t size) {
+  std::uint64_t done = 0;
+  while (done < size) {
+    loff_t in = static_cast<loff_t>(done);
+    const ssize_t n = ::copy_file_range(from, &in, to, nullptr, size - done, 0);
+    if (n > 0) {
+      done += static_cast<std::uint64_t>(n);
+      continue;
+    }
+    if (n == 0) return Errc::conflict;  // the source shrank while it was copied
+    if (errno == EINTR) continue;
+    if (errno != EXDEV && errno != EINVAL && errno != EOPNOTSUPP && errno != ENOSYS)
+      return from_errno(SysOp::write, errno);
+    break;
+  }
+  std::vector<std::uint8_t> buffer(std::min<std::uint64_t>(size - done, 1 << 20));
+  while (done < size) {
+    const std::size_t want =
+        static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), size - done));
+    auto got = sys::pread_full(from, buffer.data(), want, done);
+    if (!got) return got.error();
+    if (got.value() == 0) return Errc::conflict;
+    if (auto st = sys::write_all(to, buffer.data(), got.value()); !st) return st;
+    done += got.value();
+  }
+  return ok_status();
+}
+
+Status install_with(int dir_fd, const std::string& name, const Contents& contents,
+                    std::uint32_t new_mode, bool replace, const FileMetadata* carried,
+                    const Precommit& precommit);
 
 }  // namespace
 
 Status install_file(int dir_fd, const std::string& name, const std::uint8_t* data, std::size_t size,
+                    std::uint32_t new_mode, bool replace, const FileMetadata* carried,
+                    const Precommit& precommit) {
+  const Contents contents = [&](int fd) { return sys::write_all(fd, data, size); };
+  return install_with(dir_fd, name, contents, new_mode, replace, carried, precommit);
+}
+
+Status install_file_copy(int dir_fd, const std::string& name, int from, std::uint64_t size,
+                         std::uint32_t new_mode, bool replace, const FileMetadata* carried,
+                         const Precommit& precommit) {
+  const Contents contents = [&](int fd) { return copy_contents(from, fd, size); };
+  return install_with(dir_fd, name, contents, new_mode, replace, carried, precommit);
+}
+
+namespace {
+
+Status install_with(int dir_fd, const std::string& name, const Contents& contents,
                     std::uint32_t new_mode, bool replace, const FileMetadata* carried,
                     const Precommit& precommit) {
   auto existing = entry_to_replace(dir_fd, name, replace);
@@ -427,7 +482,7 @@ Status install_file(int dir_fd, const std::string& name, const std::uint8_t* dat
   if (auto unnamed = create_unnamed(dir_fd, mode)) {
     if (!*unnamed) return unnamed->error();
     const UniqueFd fd = std::move(unnamed->value());
-    if (auto st = fill(fd.get(), meta, data, size); !st) return st;  // nothing named to clean up
+    if (auto st = fill(fd.get(), meta, contents); !st) return st;  // nothing named to clean up
     if (auto committed =
             commit_unnamed(fd.get(), dir_fd, name, replace, old.has_value(), precommit)) {
       return *committed;
@@ -438,12 +493,14 @@ Status install_file(int dir_fd, const std::string& name, const std::uint8_t* dat
   std::string temp;
   auto created = create_temp(dir_fd, mode, temp);
   if (!created) return created.error();
-  Status st = fill(created.value().get(), meta, data, size);
+  Status st = fill(created.value().get(), meta, contents);
   if (st) st = run_precommit(precommit);
   if (st) st = commit_temp(dir_fd, temp, name, replace);
   if (!st) ::unlinkat(dir_fd, temp.c_str(), 0);
   return st;
 }
+
+}  // namespace
 
 Status install_symlink(int dir_fd, const std::string& name, const std::string& text, bool replace) {
   auto existing = entry_to_replace(dir_fd, name, replace);

@@ -136,6 +136,13 @@ Status install_file(int dir_fd, const std::string& name, const std::uint8_t* dat
                     std::uint32_t new_mode, bool replace, const FileMetadata* carried = nullptr,
                     const Precommit& precommit = {});
 
+// install_file with the contents copied from the regular file `from` (its first `size` bytes),
+// never held whole in memory: a command's change landed from its copy-on-write layer where the
+// layer lies on another filesystem. A source that shrinks meanwhile fails with conflict.
+Status install_file_copy(int dir_fd, const std::string& name, int from, std::uint64_t size,
+                         std::uint32_t new_mode, bool replace,
+                         const FileMetadata* carried = nullptr, const Precommit& precommit = {});
+
 // Creates the symlink `name` -> `text` through a temporary, so an existing entry is replaced
 // atomically (`replace`) or left alone with already_exists. Never replaces a directory.
 Status install_symlink(int dir_fd, const std::string& name, const std::string& text, bool replace);

@@ -5,6 +5,8 @@
 // sandbox_sources.cc; the private section is grouped the same way.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -71,6 +73,23 @@ struct GlobResult {
 };
 
 class GlobTask;  // glob_walk.h
+
+// One entry of a command's copy-on-write layer (src/changes/), to be landed at a virtual path as
+// the file tools land their changes.
+struct LayerEntry {
+  int dir_fd = -1;  // the layer's directory that holds it
+  std::string name;
+  struct stat st {};  // the entry there, not followed
+};
+
+struct LandRules {
+  // When the command started (CLOCK_REALTIME, ns): a host file changed since is a conflict, never
+  // overwritten.
+  std::int64_t since_ns = 0;
+  bool dry_run = false;  // judge and report, change nothing
+};
+
+enum class Landed : std::uint8_t { landed, unchanged };
 
 // How many times an edit reads, replaces and checks before it gives up with conflict, when each
 // time the file changed between its read and its replacement (someone else wrote it).
@@ -180,6 +199,19 @@ class Sandbox {
   std::optional<Result<FileInfo>> stat_now(std::string_view path) const;
   std::optional<Result<bool>> exists_now(std::string_view path) const;
 
+  // A command's change from its copy-on-write layer (sandbox_land.cc), judged by the rules write(),
+  // mkdir() and remove() apply, plus a conflict where the host's entry changed since
+  // rules.since_ns. land_file renames the layer's file into place (its permission bits, with the
+  // replaced file's owner, ACL and attributes kept as write() keeps them; never a set-id bit or a
+  // capability), or copies it where the layer is on another filesystem. land_removal removes a
+  // file, a link or an empty directory. `unchanged`: the host already holds what the layer does.
+  Result<Landed> land_file(std::string_view path, const LayerEntry& from,
+                           const LandRules& rules) const;
+  Result<Landed> land_symlink(std::string_view path, const LayerEntry& from,
+                              const LandRules& rules) const;
+  Result<Landed> land_directory(std::string_view path, mode_t mode, const LandRules& rules) const;
+  Result<Landed> land_removal(std::string_view path, const LandRules& rules) const;
+
   // mkdir -p for the root and every mount source (createMountSandboxAsync), then pins them all.
   // Before the first operation only: afterwards the sources are settled and nothing is created.
   // Fails with the first source that is not pinned (Error::index = its position in mounts()).
@@ -275,6 +307,11 @@ class Sandbox {
   // decides (its read-only flag and its approval for `change`, blocked refuses), whichever mount
   // the path was named through.
   Status check_enclosing_source_allows(int dir_fd, const Mount& mount, Change change) const;
+
+  // sandbox_land.cc: the directory a landed entry goes in, opened and checked as a write or a
+  // removal there is (none made on a dry run: then nullopt where it does not exist yet).
+  Result<std::optional<UniqueFd>> open_landing_dir(const Target& target, Change change,
+                                                   bool directory, bool dry_run) const;
 
   // sandbox_move.cc
   enum class Transfer : std::uint8_t { copy, move };

@@ -42,14 +42,21 @@ Result<std::vector<ExecPath>> Sandbox::exec_paths() const {
                    access,
                    mounts[i].anchor->id(),
                    mounts[i].target.str(),
+                   {},
+                   {},
                    {}});
   }
   const std::vector<Mount>& hidden = table_.hidden();
   for (std::size_t i = 0; i < hidden.size(); ++i) {
     auto fd = hidden[i].anchor->fd();
     if (!fd) return at_index(fd.error(), mounts.size() + i);
-    out.push_back(
-        {hidden[i].anchor->host_path(), PathAccess::protect, hidden[i].anchor->id(), {}, {}});
+    out.push_back({hidden[i].anchor->host_path(),
+                   PathAccess::protect,
+                   hidden[i].anchor->id(),
+                   {},
+                   {},
+                   {},
+                   {}});
   }
   return out;
 }

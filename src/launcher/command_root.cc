@@ -10,10 +10,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "common/path.h"
+#include "launcher/change_layer.h"
 #include "launcher/host_identity.h"
 #include "launcher/shared_memory.h"
 
@@ -179,6 +181,9 @@ struct Placement {
   std::size_t entry = 0;
   Kind kind = Kind::bind;
   std::uint64_t attrs = 0;
+  // An alias inside a copy-on-write layer: the place shows the layer's inode for the path, never
+  // the host's, and the layer was made empty this run, so it is the host path by construction.
+  bool in_layer = false;
 };
 
 bool placed(const ExecPath& entry, const UniqueFd& fd) {
@@ -194,6 +199,10 @@ bool inside_full_write(const ExecPolicy& policy, const ExecPath& inner) {
            (!outer.target.empty() && !inner.target.empty() &&
             path_is_within(inner.target, outer.target));
   });
+}
+
+bool layered(const ExecPath& entry) {
+  return !entry.upper.empty();
 }
 
 std::uint64_t direct_attrs(const ExecPolicy& policy, const ExecPath& entry) {
@@ -260,6 +269,12 @@ void add_aliases(const ExecPolicy& policy, const std::vector<UniqueFd>& fds,
       }
       std::string place = place_inside(outer, inner);
       if (place == inner.target || shadowed(policy, place, outer.target)) continue;
+      // Nothing a command does in a layer renames a host directory: no pins are needed there.
+      if (layered(outer)) {
+        if (inner.access != PathAccess::pin)
+          plan.push_back({place, i, Kind::alias, kReadOnly, true});
+        continue;
+      }
       add_pins_between(plan, outer.target, place, i);
       if (inner.access == PathAccess::pin)
         plan.push_back({place, i, Kind::pin, 0});
@@ -287,11 +302,19 @@ std::vector<Placement> plan_placements(const ExecPolicy& policy, const std::vect
   return plan;
 }
 
-Status apply(int root, const Placement& p, const UniqueFd& source) {
+// A layered entry's descriptor becomes its layer's root, for the rules applied later (Landlock).
+Status apply(int root, const Placement& p, const ExecPath& entry, const LayerDirs* layer_dirs,
+             UniqueFd& source) {
   if (p.kind == Kind::bind) {
     const Create create = is_directory(source.get()) ? Create::directory : Create::file;
     auto place = open_place(root, p.target, create);
     if (!place) return place.error();
+    if (layer_dirs != nullptr && layered(entry) && (p.attrs & MOUNT_ATTR_RDONLY) == 0) {
+      auto layer = mount_change_layer(*layer_dirs, source.get(), place.value().get());
+      if (!layer) return layer.error();
+      source = std::move(layer.value());
+      return ok_status();
+    }
     return attach(source.get(), place.value().get(), p.attrs);
   }
   auto place = open_place(root, p.target, Create::never);
@@ -300,18 +323,22 @@ Status apply(int root, const Placement& p, const UniqueFd& source) {
     if (!is_directory(place.value().get())) return ok_status();  // only directories can be moved
     return attach(place.value().get(), place.value().get(), 0);
   }
-  if (!same_inode(place.value().get(), source.get())) return Errc::changed_underneath;
+  if (!p.in_layer && !same_inode(place.value().get(), source.get()))
+    return Errc::changed_underneath;
   return attach(source.get(), place.value().get(), p.attrs);
 }
 
-Status place_all(int root, const ExecPolicy& policy, const std::vector<UniqueFd>& fds) {
+Status place_all(int root, const ExecPolicy& policy, std::vector<UniqueFd>& fds,
+                 const std::vector<std::optional<LayerDirs>>& layers) {
   std::vector<std::string> pinned;
   for (const Placement& p : plan_placements(policy, fds)) {
     if (p.kind == Kind::pin) {
       if (std::find(pinned.begin(), pinned.end(), p.target) != pinned.end()) continue;
       pinned.push_back(p.target);
     }
-    if (Status s = apply(root, p, fds[p.entry]); !s) {
+    const auto& dirs = layers[p.entry];
+    if (Status s = apply(root, p, policy.paths[p.entry], dirs ? &*dirs : nullptr, fds[p.entry]);
+        !s) {
       Error e = s.error();
       e.index = p.entry;
       return e;
@@ -494,12 +521,34 @@ void note_system_links(ExecPolicy& policy) {
   }
 }
 
-Result<UniqueFd> build_root(const ExecPolicy& policy, const std::vector<UniqueFd>& fds) {
+namespace {
+
+// Before the build directory's tmpfs covers the paths that lead to them.
+Result<std::vector<std::optional<LayerDirs>>> open_all_layer_dirs(const ExecPolicy& policy) {
+  std::vector<std::optional<LayerDirs>> out(policy.paths.size());
+  for (std::size_t i = 0; i < policy.paths.size(); ++i) {
+    if (policy.paths[i].upper.empty()) continue;
+    auto dirs = open_layer_dirs(policy.paths[i]);
+    if (!dirs) {
+      Error e = dirs.error();
+      e.index = i;
+      return e;
+    }
+    out[i] = std::move(dirs.value());
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<UniqueFd> build_root(const ExecPolicy& policy, std::vector<UniqueFd>& fds) {
+  auto layers = open_all_layer_dirs(policy);
+  if (!layers) return layers.error();
   if (::mount("tmpfs", kBuildDir, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0)
     return sys_failure(SysOp::mount, errno);
   UniqueFd root(::open(kBuildDir, O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!root.valid()) return sys_failure(SysOp::open, errno);
-  if (Status s = place_all(root.get(), policy, fds); !s) return s.error();
+  if (Status s = place_all(root.get(), policy, fds, layers.value()); !s) return s.error();
   if (Status s = make_links(root.get(), policy); !s) return s.error();
   if (Status s = make_skeleton(root.get(), policy.limits.memory_bytes); !s) return s.error();
   if (!policy.network) {

@@ -24,10 +24,11 @@ void note_system_links(ExecPolicy& policy);
 // for this run to trust); a missing target is created, as Docker creates bind-mount targets.
 // Paths that lie inside a writable one are bound at each place they appear there, read-only when
 // their own access is narrower, and the directories between are bound onto themselves, so no
-// command can rename them and plant a replacement for the next run. Fails with io_error
-// (sys_errno, op; Error::index names the entry) or changed_underneath when a place names another
-// inode.
-Result<UniqueFd> build_root(const ExecPolicy& policy, const std::vector<UniqueFd>& fds);
+// command can rename them and plant a replacement for the next run. A writable path with a layer
+// (ExecPath::upper) is seen through it (change_layer.h), and its descriptor in `fds` is replaced
+// by the layer's root. Fails with io_error (sys_errno, op; Error::index names the entry; see
+// layer_unavailable) or changed_underneath when a place names another inode.
+Result<UniqueFd> build_root(const ExecPolicy& policy, std::vector<UniqueFd>& fds);
 
 // What entering the root applied.
 struct RootEntered {

@@ -85,11 +85,21 @@ std::optional<ExecPath> exec_path_of(PolicyValue& value) {
     } else if (key == "access" && !has_access && access_named(*text)) {
       out.access = *access_named(*text);
       has_access = true;
+    } else if (key == "upper" && out.upper.empty() && absolute_path(*text)) {
+      out.upper = std::move(*text);
+    } else if (key == "work" && out.work.empty() && absolute_path(*text)) {
+      out.work = std::move(*text);
     } else {
       return std::nullopt;
     }
   }
   if (!has_path || !has_access) return std::nullopt;
+  // A layer needs both directories, a target to be seen at, and a path it may change.
+  const bool layered = !out.upper.empty() || !out.work.empty();
+  if (layered && (out.upper.empty() || out.work.empty() || out.target.empty() ||
+                  (out.access != PathAccess::write && out.access != PathAccess::write_keep))) {
+    return std::nullopt;
+  }
   return out;
 }
 

@@ -34,6 +34,7 @@ enum class LaunchStage : std::uint8_t {
   fork,                        // fork failed
   network_filter_unavailable,  // listeners were asked for and the command has no network namespace
   network_listeners,           // the listeners could not be made or handed over on descriptor 5
+  copy_on_write_unavailable,   // a copy-on-write layer was asked for and cannot be made here
 };
 
 constexpr std::string_view stage_name(LaunchStage stage) {
@@ -62,6 +63,7 @@ constexpr std::string_view stage_name(LaunchStage stage) {
     case LaunchStage::fork: return "fork";
     case LaunchStage::network_filter_unavailable: return "network-filter-unavailable";
     case LaunchStage::network_listeners: return "network-listeners";
+    case LaunchStage::copy_on_write_unavailable: return "copy-on-write-unavailable";
   }
   return "unknown";
 }

@@ -23,12 +23,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "launcher/change_layer.h"
 #include "launcher/command_process.h"
 #include "launcher/command_root.h"
 #include "launcher/exec_policy.h"
@@ -98,7 +100,13 @@ msb::UniqueFd open_cwd(const std::string& path, const msb::ExecPolicy& policy) {
   if (!fd.valid()) fail(msb::LaunchStage::cwd, errno, msb::SysOp::open);
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) fail(msb::LaunchStage::cwd, errno, msb::SysOp::fstat);
-  if (policy.cwd_id && !(*policy.cwd_id == msb::FileId{st.st_dev, st.st_ino}))
+  // In a copy-on-write layer a directory is the layer's inode, never the host's: whatever the
+  // path leads to there lies in the command's own view, which it may enter anyway.
+  const bool in_layer =
+      std::any_of(policy.paths.begin(), policy.paths.end(), [&](const msb::ExecPath& entry) {
+        return !entry.upper.empty() && msb::path_is_within(path, entry.target);
+      });
+  if (policy.cwd_id && !in_layer && !(*policy.cwd_id == msb::FileId{st.st_dev, st.st_ino}))
     fail(msb::LaunchStage::cwd_changed, 0);
   return fd;
 }
@@ -393,7 +401,7 @@ void add_root_rules(msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds) {
   for (const auto& [path, access] : made) {
     msb::UniqueFd fd(::open(path, O_PATH | O_CLOEXEC));
     if (!fd.valid()) fail(msb::LaunchStage::root, errno, msb::SysOp::open);
-    policy.paths.push_back({path, access, std::nullopt, path, {}});
+    policy.paths.push_back({path, access, std::nullopt, path, {}, {}, {}});
     fds.push_back(std::move(fd));
   }
 }
@@ -469,10 +477,18 @@ void add_root_rules(msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds) {
   ::_exit(0);
 }
 
-msb::UniqueFd build_root_or_fail(const msb::ExecPolicy& policy,
-                                 const std::vector<msb::UniqueFd>& fds) {
+bool any_layer(const msb::ExecPolicy& policy) {
+  return std::any_of(policy.paths.begin(), policy.paths.end(),
+                     [](const msb::ExecPath& entry) { return !entry.upper.empty(); });
+}
+
+msb::UniqueFd build_root_or_fail(const msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds,
+                                 Layers& layers) {
   auto root = msb::build_root(policy, fds);
+  if (!root && msb::layer_unavailable(root.error()))
+    fail(msb::LaunchStage::copy_on_write_unavailable, root.error());
   if (!root) fail_path_or(root.error(), msb::LaunchStage::root);
+  if (any_layer(policy)) layers.apply("copy-on-write");
   return std::move(root.value());
 }
 
@@ -525,9 +541,11 @@ int main(int argc, char**) {
   msb::merge_duplicate_paths(policy, ns.entered);
   std::vector<msb::UniqueFd> fds = open_paths(policy);
   if (ns.entered) {
-    msb::UniqueFd root = build_root_or_fail(policy, fds);
+    msb::UniqueFd root = build_root_or_fail(policy, fds, layers);
     run_in_pid_namespace(policy, fds, root, ns.network, layers, cgroup);
   }
+  // The caller decides whether to run again with direct writes: nothing has started.
+  if (any_layer(policy)) fail(msb::LaunchStage::copy_on_write_unavailable, 0);
   point_home_at_host_tmp(policy);
   msb::UniqueFd cwd = open_cwd(policy.host_cwd, policy);
   confine(policy, fds, false, layers);

@@ -1,0 +1,86 @@
+'use strict';
+
+// The copy-on-write layers of one run (src/launcher/change_layer.h): a private directory per run
+// holding, for each writable mount, the upper directory overlayfs keeps the command's changes in
+// and its work directory. Made where the mount's source lies on the same filesystem when we can
+// (then a change lands by a rename, never a copy), and never inside a source (overlayfs refuses
+// layers inside one another, and the command would see its own layer).
+const { fs, os, path } = require('../common/builtins');
+const { isWithin } = require('../common/paths');
+const { makeRemovable } = require('../exec/cleanup');
+
+const STAGE_PREFIX = 'mount-sandbox-changes-';
+
+// Where a run's layers may go, best first: the user's cache (on the home's filesystem, where
+// projects usually are), then the temporary directory.
+function candidateBases() {
+  const out = [];
+  const cache = process.env.XDG_CACHE_HOME || (os.homedir() ? path.join(os.homedir(), '.cache') : null);
+  if (cache) out.push(path.join(cache, 'mount-sandbox'));
+  out.push(os.tmpdir());
+  return out;
+}
+
+async function deviceOf(p) {
+  return fs.promises.stat(p).then((st) => st.dev, () => null);
+}
+
+// The base for these sources: one on the first source's filesystem that lies inside none of them.
+async function chooseBase(sources) {
+  const usable = [];
+  for (const base of candidateBases()) {
+    const real = await fs.promises.mkdir(base, { recursive: true, mode: 0o700 })
+      .then(() => fs.promises.realpath(base), () => null);
+    if (real === null || sources.some((s) => isWithin(real, s))) continue;
+    usable.push(real);
+  }
+  if (usable.length === 0) return null;
+  const wanted = sources.length > 0 ? await deviceOf(sources[0]) : null;
+  for (const base of usable) if (wanted !== null && (await deviceOf(base)) === wanted) return base;
+  return usable[0];
+}
+
+/**
+ * Gives each writable entry of `sandboxPaths` its layer (entry.upper, entry.work) and returns the
+ * run's stage, or null (entries left as they are) where no base outside every source exists.
+ * @param {Array<{path: string, access: string, target?: string, upper?: string, work?: string}>} sandboxPaths
+ */
+async function prepareLayers(sandboxPaths) {
+  const writable = sandboxPaths.filter((e) => (e.access === 'write' || e.access === 'writeKeep') && e.target !== undefined);
+  const sources = await Promise.all(writable.map((e) => fs.promises.realpath(e.path).catch(() => e.path)));
+  const base = await chooseBase(sources);
+  if (base === null) return null;
+  const stage = await fs.promises.mkdtemp(path.join(base, STAGE_PREFIX));
+  const layers = [];
+  for (const [i, entry] of writable.entries()) {
+    const upper = path.join(stage, String(i), 'upper');
+    const work = path.join(stage, String(i), 'work');
+    await fs.promises.mkdir(upper, { recursive: true, mode: 0o700 });
+    await fs.promises.mkdir(work, { mode: 0o700 });
+    entry.upper = upper;
+    entry.work = work;
+    layers.push({ upper, target: entry.target });
+  }
+  return { stage, layers };
+}
+
+/** Removes a run's stage; true when it is gone. overlayfs leaves its work directory mode 000. */
+async function removeStage(stage) {
+  const rm = () => fs.promises.rm(stage, { recursive: true, force: true, maxRetries: 2 }).catch(() => {});
+  await rm();
+  if (await fs.promises.lstat(stage).then(() => false, () => true)) return true;
+  await makeRemovable(stage).catch(() => {});
+  await rm();
+  return fs.promises.lstat(stage).then(() => false, () => true);
+}
+
+/** The same, at process exit (synchronous): for change sets held for review and never settled. */
+function removeStageNow(stage) {
+  try {
+    fs.rmSync(stage, { recursive: true, force: true });
+  } catch {
+    // left for the operator: named in nothing the model sees
+  }
+}
+
+module.exports = { prepareLayers, removeStage, removeStageNow };

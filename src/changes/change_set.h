@@ -1,0 +1,61 @@
+// A command's change set: what it wrote in the copy-on-write layers of its writable mounts
+// (launcher/change_layer.h), read after it ended and landed on the host by the rules the file
+// tools obey (Sandbox::land_*), or judged by them without landing (a review).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "fs/sandbox.h"
+
+namespace msb::changes {
+
+// One layer: the host directory overlayfs kept the command's changes in (its upper directory),
+// and the virtual path of the mount it covered.
+struct Layer {
+  std::string upper;
+  std::string target;
+};
+
+enum class ChangeKind : std::uint8_t { file, symlink, directory, removal };
+
+enum class Outcome : std::uint8_t {
+  applied,    // landed (or, judged only, would land)
+  unchanged,  // the host already holds it
+  refused,    // a rule refused it: `error` says which
+  conflict,   // the host's entry changed while the command ran: never overwritten
+  pending,    // held: not among the paths asked for, or in an `ask` place with holding asked
+};
+
+struct ChangeVerdict {
+  std::string path;  // virtual
+  ChangeKind kind = ChangeKind::file;
+  std::uint64_t size = 0;  // a file's new size
+  Outcome outcome = Outcome::applied;
+  Error error;                                 // refused and conflict: why
+  Approval approval = Approval::pre_approved;  // what the place asks of a change made there
+};
+
+struct LandOptions {
+  LandRules rules;
+  bool hold_ask = false;  // changes whose place asks for approval wait (pending)
+  // Only these virtual paths land (a removed directory's entries go with it); the rest wait.
+  std::optional<std::set<std::string>> only;
+  std::size_t max_changes = 1'000'000;  // beyond: truncated, the rest left in the layer
+};
+
+struct LandReport {
+  std::vector<ChangeVerdict> changes;  // in the order they were judged: parents first
+  bool truncated = false;
+};
+
+// Reads each layer and lands (or judges) every change in it. Fails only where a layer cannot be
+// read at all (io_error); each change's own refusal is in its verdict.
+Result<LandReport> land_layers(const Sandbox& sandbox, const std::vector<Layer>& layers,
+                               const LandOptions& options);
+
+}  // namespace msb::changes
