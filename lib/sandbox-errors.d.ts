@@ -47,6 +47,7 @@ export type EnforcementLayer =
   | 'network-namespace'
   | 'uts-namespace'
   | 'cgroup-namespace'
+  | 'copy-on-write'
   | 'no-nested-user-namespaces'
   | 'inotify-limit'
   | 'fanotify-limit'

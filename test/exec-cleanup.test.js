@@ -12,7 +12,7 @@ const os = require('os');
 const path = require('path');
 const ms = require('../lib');
 const { makeTempDir, removeDir, snapshotTree, write } = require('./helpers');
-const { run, needs } = require('./exec-helpers');
+const { runDirect: run, needs } = require('./exec-helpers');
 
 let base;
 beforeEach(() => {

@@ -295,7 +295,7 @@ describe('[mount-namespace] what the second review found', () => {
     const script = `
       const { createMountSandbox } = require(${JSON.stringify(path.join(__dirname, '..', 'lib'))});
       createMountSandbox({ root: ${JSON.stringify(root)} })
-        .exec(['sh', '-c', 'while :; do echo x >> marker; sleep 0.05; done'], ${JSON.stringify({ ...EXEC_DEFAULTS, timeoutMs: 300000 })});`;
+        .exec(['sh', '-c', 'while :; do echo x >> marker; sleep 0.05; done'], ${JSON.stringify({ ...EXEC_DEFAULTS, changes: 'direct', timeoutMs: 300000 })});`;
     // Its temp directory outlives it (nobody is left to remove it): keep it inside `base`.
     const tmp = path.join(base, 'caller-tmp');
     fs.mkdirSync(tmp);

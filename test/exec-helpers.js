@@ -66,11 +66,27 @@ function launchSync(policy, fd) {
 }
 
 // What this kernel offers, asked of the launcher before the tests are collected (so a missing
-// layer can skip them): a trivial command with every layer it can apply.
+// layer can skip them): a trivial command with every layer it can apply, a copy-on-write layer
+// over a writable directory among them, as sandbox.exec() asks by default; without that layer
+// where the launcher cannot make it here.
 function probeLayers() {
-  const run = launchSync(launcherPolicy(['true'], { allowWeaker: true }));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'msb-exec-probe-'));
+  const dirs = ['src', 'upper', 'work'].map((name) => path.join(dir, name));
+  dirs.forEach((d) => fs.mkdirSync(d));
+  const layer = { path: dirs[0], access: 'write', target: '/workspace', upper: dirs[1], work: dirs[2] };
+  try {
+    const withLayer = probeWith([...SYSTEM_READ, layer]);
+    return withLayer || probeWith(SYSTEM_READ);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function probeWith(paths) {
+  const run = launchSync(launcherPolicy(['true'], { allowWeaker: true, paths }));
   const line = run.status.split('\n').find((l) => l.startsWith('ok '));
-  if (!line) throw new Error(`the exec launcher probe failed: ${run.status} ${run.stderr}`);
+  if (!line && paths === SYSTEM_READ) throw new Error(`the exec launcher probe failed: ${run.status} ${run.stderr}`);
+  if (!line) return null;
   const [, abi, applied, missing] = line.split(' ');
   const list = (s) => (s === '-' ? [] : s.split(','));
   return { landlockAbi: Number(abi), layers: list(applied), missing: list(missing) };
@@ -93,6 +109,13 @@ const CAN_EXEC = NAMESPACES || !IS_ROOT;
 
 function run(sb, argv, options = {}) {
   return sb.exec(argv, { ...EXEC_DEFAULTS, ...options });
+}
+
+// With today's direct writes (changes: 'direct'): for the protections that mode binds and checks
+// (what the next run trusts, git's files, hard links out); test/exec-changes.test.js attacks the
+// default, copy-on-write mode.
+function runDirect(sb, argv, options = {}) {
+  return run(sb, argv, { changes: 'direct', ...options });
 }
 
 function skipped(reason) {
@@ -231,7 +254,7 @@ function useExecFixture(bind) {
 }
 
 module.exports = {
-  SECRET, PERL, q, sleep, IS_ROOT, SYSTEM_READ, launcherPolicy, launchSync, PROBE, VIEW, NETNS,
+  SECRET, PERL, q, sleep, IS_ROOT, runDirect, SYSTEM_READ, launcherPolicy, launchSync, PROBE, VIEW, NETNS,
   seen, EXEC_DEFAULTS, run, skipped, needs, needsPerl, NODE, NODE_OPTIONS, nodeScript, connectScript,
   countingServer, listen, closeServer, connectionsWhile, sizeOf, useExecFixture,
 };

@@ -198,8 +198,28 @@ describe('the MCP server\'s tools', () => {
   });
 });
 
+describe('commands on copy-on-write layers: the plant never lands', () => {
+  const runnable = HAS_GIT ? needs(['copy-on-write']) : testNeeding('git is not installed');
+
+  runnable('the one-line plant: HEAD voided, a layout at the top; nothing of it reaches the host', async () => {
+    makeRepo(root);
+    const sb = createMountSandbox({ root });
+    const config = planted('top').replace(/\n/g, '\\n').replace(/"/g, '\\"');
+    const result = await sb.exec(['sh', '-c',
+      `printf garbage > .git/HEAD; printf 'ref: refs/heads/main\\n' > HEAD; mkdir objects refs; printf "${config}\\tworktree = .\\n" > config`],
+    { env: IDENTITY });
+    expect(result.exitCode).toBe(0);
+    expect(fs.readFileSync(path.join(root, '.git', 'HEAD'), 'utf8')).toBe('ref: refs/heads/main\n');
+    expect(['HEAD', 'objects', 'refs'].every((n) => fs.existsSync(path.join(root, n)))).toBe(false);
+    expect(result.changes.refused.map((c) => c.path)).toEqual(expect.arrayContaining(['/.git/HEAD']));
+    hostRuns(root);
+    expect(ranPlanted()).toEqual([]);
+  });
+});
+
 describe('commands: every repository settled after the run', () => {
-  const exec = (sb, script) => sb.exec(['sh', '-c', script], { env: IDENTITY });
+  // With direct writes (changes: 'direct'): settling after the run is that mode's protection.
+  const exec = (sb, script) => sb.exec(['sh', '-c', script], { env: IDENTITY, changes: 'direct' });
   const runnable = HAS_GIT ? needs(['pid-namespace', 'mount-namespace']) : testNeeding('git is not installed');
 
   runnable('the one-line plant: HEAD voided, a layout at the top; HEAD is put back and the plant runs nothing', async () => {
@@ -303,7 +323,9 @@ describe('core.hooksPath (husky)', () => {
     await sb.write('/.husky/pre-commit.md', 'notes beside the hooks are ordinary\n');
     if (needs(['mount-namespace']) === test) {
       const result = await sb.exec(['sh', '-c', `echo 'echo ran >> ${path.join(markers, 'husky-cmd')}' >> .husky/_/pre-commit`]);
-      expect(result.exitCode).not.toBe(0);
+      // Refused at once with direct writes; on a copy-on-write layer, when the change set is judged.
+      if (result.changes === null) expect(result.exitCode).not.toBe(0);
+      else expect(result.changes.refused.map((c) => [c.path, c.code])).toEqual([['/.husky/_/pre-commit', 'HOST_TRUSTED']]);
     }
     hostRuns(root);
     expect(ranPlanted()).toEqual([]);

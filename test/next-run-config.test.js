@@ -51,7 +51,7 @@ describe('a config planted by one run is refused by the next', () => {
     const plant = cli(['exec', '--config', proj, '--', 'sh', '-c',
       'printf "sandbox:\\n  root: ..\\n" > golem-forge.config.yaml']);
     expect(plant.code).toBe(0);
-    expect(plant.stderr).toContain('Note: the command created /workspace/golem-forge.config.yaml, which the next run would trust; it was removed after it ended.');
+    expect(plant.stderr).toContain('/workspace/golem-forge.config.yaml (Cannot change a file the host trusts to run things');
     expect(fs.existsSync(path.join(proj, 'golem-forge.config.yaml'))).toBe(false);
 
     const next = cli(['exec', '--config', proj, '--', 'sh', '-c', STEAL]);

@@ -77,8 +77,10 @@ const ranPlanted = () => fs.readdirSync(markers);
 const plantScript = (file, name) =>
   `printf '#!/bin/sh\\necho ran >> ${marker(name)}\\nexit 1\\n' > ${file}; chmod 755 ${file};`;
 
+// With direct writes, the mode whose git protections this file attacks (changes: 'direct');
+// test/exec-changes.test.js attacks the default copy-on-write mode.
 function exec(sandbox, script, options = {}) {
-  return sandbox.exec(['sh', '-c', script], { env: IDENTITY, ...options });
+  return sandbox.exec(['sh', '-c', script], { env: IDENTITY, changes: 'direct', ...options });
 }
 
 // Every way the host would set a planted program off: a commit (hooks) and a status (fsmonitor).

@@ -9,7 +9,7 @@ const fs = require('fs');
 const path = require('path');
 const ms = require('../lib');
 const { makeTempDir, removeDir, write } = require('./helpers');
-const { needs, run } = require('./exec-helpers');
+const { needs, runDirect: run } = require('./exec-helpers');
 
 jest.setTimeout(60000);
 

@@ -84,6 +84,8 @@ function runtimeDefaults() {
         allowWeakerEnforcement: exec.allowWeaker,
         workspace: exec.workspace,
         protectSharedLinks: exec.protectSharedLinks,
+        changes: exec.changes,
+        holdAsk: exec.holdAsk,
       },
       ExecLimits: { processes: exec.limits.processes },
       GrepOptions: {

@@ -21,6 +21,29 @@ function candidateBases() {
   return out;
 }
 
+// Stages are named after the process that made them: one whose process is gone (killed before it
+// could remove its stage) is removed by the next process that makes one there.
+let swept = false;
+
+function processAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+}
+
+async function sweepOrphans(base) {
+  const names = await fs.promises.readdir(base).catch(() => []);
+  for (const name of names) {
+    const match = new RegExp(`^${STAGE_PREFIX}(\\d+)-`).exec(name);
+    if (match && Number(match[1]) !== process.pid && !processAlive(Number(match[1]))) {
+      await removeStage(path.join(base, name));
+    }
+  }
+}
+
 async function deviceOf(p) {
   return fs.promises.stat(p).then((st) => st.dev, () => null);
 }
@@ -50,7 +73,11 @@ async function prepareLayers(sandboxPaths) {
   const sources = await Promise.all(writable.map((e) => fs.promises.realpath(e.path).catch(() => e.path)));
   const base = await chooseBase(sources);
   if (base === null) return null;
-  const stage = await fs.promises.mkdtemp(path.join(base, STAGE_PREFIX));
+  if (!swept) {
+    swept = true;
+    await sweepOrphans(base);
+  }
+  const stage = await fs.promises.mkdtemp(path.join(base, `${STAGE_PREFIX}${process.pid}-`));
   const layers = [];
   for (const [i, entry] of writable.entries()) {
     const upper = path.join(stage, String(i), 'upper');

@@ -19,6 +19,18 @@ function firstSentence(text) {
   return sentence.length > 160 ? `${sentence.slice(0, 157)}...` : sentence;
 }
 
+// A refused directory stands for what it holds: git init's sample hooks under a refused hooks/.
+function withoutRefusedParents(changes) {
+  const dirs = new Set(changes.filter((c) => c.kind === 'directory').map((c) => c.path));
+  const under = (p) => {
+    for (let at = p.slice(0, p.lastIndexOf('/')); at.length > 0; at = at.slice(0, at.lastIndexOf('/'))) {
+      if (dirs.has(at)) return true;
+    }
+    return false;
+  };
+  return changes.filter((c) => !under(c.path));
+}
+
 /** The note for `changes` (result.changes), or null when everything the command changed landed. */
 function changesNote(changes, view) {
   if (!changes) return null;
@@ -30,7 +42,7 @@ function changesNote(changes, view) {
     notes.push(`Note: these changes wait for the user's approval and are not on the project yet: ${listed(changes.pending, shown, false)}.`);
   }
   if (changes.refused.length > 0) {
-    notes.push(`Note: these changes of the command were refused and are not on the project (the command saw them, nothing else will): ${listed(changes.refused, shown, true)}.`);
+    notes.push(`Note: these changes of the command were refused and are not on the project (the command saw them, nothing else will): ${listed(withoutRefusedParents(changes.refused), shown, true)}.`);
   }
   if (changes.conflicts.length > 0) {
     notes.push(`Note: these files were changed by someone else while the command ran, so its changes to them were not applied (CONFLICT); read them again: ${listed(changes.conflicts, shown, false)}.`);

@@ -10,7 +10,8 @@ const { shown } = require('./output.js');
 const { sandboxOf } = require('./load.js');
 
 const synopsis = 'mount-sandbox exec [options] -- command [args...]';
-const takes = ['--config', '--worker', '--cwd', '--timeout', '--network', '--allow', '--deny', '--allow-weaker', '--verbose', '--json'];
+const takes = ['--config', '--worker', '--cwd', '--timeout', '--network', '--allow', '--deny', '--changes', '--apply', '--allow-weaker', '--verbose', '--json'];
+const CHANGE_MODES = ['apply', 'review', 'direct'];
 const summary = 'Run a command confined by the kernel to the sandbox, as sandbox.exec() does.';
 const help = `Run a command confined by the kernel to the program's sandbox (or a worker's narrower
 one), as sandbox.exec() does: it can read and write only what the sandbox allows, and has no
@@ -27,13 +28,17 @@ ${CONFIG_OPTION}
                       (repeat it; *.example.com for subdomains; within the config's network)
   --deny host[:port]  never let it reach this host, even where an --allow entry covers it
   --timeout ms        kill the command after this many milliseconds (default 30000, 1 to 300000)
+  --changes mode      apply (default): what the command changed lands after it, each change
+                      judged by the sandbox's rules; review: print the changes, land nothing
+                      (with --apply, land them after printing); direct: write as it runs
+  --apply             with --changes review: land the changes once they are printed
   --allow-weaker      run even when an enforcement layer the kernel lacks is required
   --verbose           print the enforcement layers applied to stderr
 ${JSON_OPTION}
 
 With --json the command's output is not passed through: {"ok": true, "exitStatus" (this
 command's exit status), "exitCode", "signal", "timedOut", "truncated", "stdout", "stderr",
-"view", "enforcement", "network"}, as sandbox.exec() returns them. An error is {"ok": false, "error":
+"view", "enforcement", "network", "changes"}, as sandbox.exec() returns them. An error is {"ok": false, "error":
 {"code", "message", ...}} with the same exit status (code USAGE for a usage error).
 
 Exit status: the command's; 124 on timeout; 128+n when killed by signal n; 1 when the sandbox
@@ -47,6 +52,11 @@ function checkExecOptions(options) {
   if (timeout !== undefined && !(/^[0-9]+$/.test(timeout) && Number(timeout) >= 1 && Number(timeout) <= MAX_TIMEOUT_MS)) {
     throw new UsageError(`--timeout needs a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ${JSON.stringify(timeout)}`);
   }
+  const changes = options['--changes'];
+  if (changes !== undefined && !CHANGE_MODES.includes(changes)) {
+    throw new UsageError(`--changes needs one of ${CHANGE_MODES.join(', ')}, got ${JSON.stringify(changes)}`);
+  }
+  if (options['--apply'] === true && changes !== 'review') throw new UsageError('--apply goes with --changes review');
   const cwd = options['--cwd'];
   if (cwd !== undefined && !cwd.startsWith('/')) {
     throw new UsageError(`--cwd needs a virtual path starting with /, got ${JSON.stringify(cwd)}`);
@@ -92,12 +102,29 @@ function networkLines(network) {
 
 // sandbox.exec()'s options from the command line's.
 function execOptions(given) {
-  /** @type {{ allowWeakerEnforcement: boolean, cwd?: string, timeoutMs?: number, network?: any }} */
+  /** @type {{ allowWeakerEnforcement: boolean, cwd?: string, timeoutMs?: number, network?: any, changes?: string }} */
   const options = { allowWeakerEnforcement: given['--allow-weaker'] === true };
   if (given['--cwd'] !== undefined) options.cwd = given['--cwd'];
   if (given['--timeout'] !== undefined) options.timeoutMs = Number(given['--timeout']); // checked in checkArgs
+  if (given['--changes'] !== undefined) options.changes = given['--changes'];
   return options;
 }
+
+// One line per change that did not simply land, and a count of those that did.
+function changeLines(changes, heading) {
+  if (changes === null) return [];
+  const line = (what, c) => `[mount-sandbox] ${what} ${c.kind} ${c.path}${c.reason ? `: ${c.reason}` : ''}`;
+  return [
+    ...(changes.applied.length > 0 ? [`[mount-sandbox] ${heading}: ${changes.applied.length} change(s) landed`] : []),
+    ...changes.pending.map((c) => line('held', c)),
+    ...changes.refused.map((c) => line('refused', c)),
+    ...changes.conflicts.map((c) => line('conflict', c)),
+  ];
+}
+
+const plainChanges = (changes) => (changes === null ? null : {
+  mode: changes.mode, applied: changes.applied, refused: changes.refused, conflicts: changes.conflicts, pending: changes.pending, truncated: changes.truncated,
+});
 
 // The exit status a shell would give: 124 on timeout as timeout(1) does, 128+n for signal n.
 function exitStatus(result) {
@@ -117,7 +144,12 @@ async function run(args) {
   const network = networkOption(given, sandbox);
   if (network !== undefined) options.network = network;
   const result = await sandbox.exec(args.command, options);
-  const lines = [];
+  const lines = given['--json'] ? [] : changeLines(result.changes, 'changes');
+  let landed = null;
+  if (given['--apply'] === true && result.changes !== null) {
+    landed = await result.changes.apply();
+    if (!given['--json']) lines.push(...changeLines(landed, 'applied'));
+  }
   if (given['--verbose'] && !given['--json']) { // the document has result.enforcement
     const { landlockAbi, layers, missing } = result.enforcement;
     lines.push(`[mount-sandbox] Landlock ABI ${landlockAbi}; applied: ${layers.join(', ')}; missing: ${missing.join(', ') || 'none'}`);
@@ -127,6 +159,7 @@ async function run(args) {
   const { exitCode, signal, timedOut, truncated, stdout, stderr, view, enforcement } = result;
   const report = {
     ok: true, exitStatus: code, exitCode, signal, timedOut, truncated, stdout, stderr, view, enforcement, network: result.network,
+    changes: plainChanges(result.changes), ...(landed === null ? {} : { applied: landed }),
   };
   return { code, report, lines, stdout: result.stdout, stderr: withNewline(result, args.command) };
 }

@@ -332,7 +332,7 @@ async function runCommand(state, { sandbox, handle }, sandboxPaths, argv, opts, 
   state.mounts = await realMounts(sandboxPaths);
   const protectedPaths = opts.changes === 'direct'
     ? await directProtections(state, { sandbox, handle }, sandboxPaths, opts)
-    : await layered(state, sandboxPaths);
+    : await layered(state, sandbox, sandboxPaths);
   const launch = networkLaunch(opts.network);
   const env = await mountPointExcludes(state.mounts, state.tmp, opts.env); // untracked in git status otherwise
   const policy = launchPolicy(sandboxPaths, protectedPaths, { ...opts, env }, argv, cwd, state.tmp, launch);
@@ -431,11 +431,13 @@ async function directProtections(state, { sandbox, handle }, sandboxPaths, opts)
 }
 
 // Copy-on-write: every writable mount gets a layer, and nothing of the host changes while the
-// command runs; what it changed is judged after it (lib/changes/), so no protection is bound.
-async function layered(state, sandboxPaths) {
+// command runs; what it changed is judged after it (lib/changes/), so no scan is needed.
+// The config's own files stay bound read-only too: known without a walk, and a command that writes
+// them learns at once (EROFS) rather than after the run.
+async function layered(state, sandbox, sandboxPaths) {
   state.layers = await prepareLayers(sandboxPaths);
   if (state.layers === null) throw new LayerUnavailable('no directory outside the writable mounts can hold the layers');
-  return [];
+  return protectedFiles(sandbox).filter((file) => fs.existsSync(file));
 }
 
 class LayerUnavailable extends Error {

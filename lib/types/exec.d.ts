@@ -98,6 +98,25 @@ export interface ExecOptions {
    * @default true
    */
   protectSharedLinks?: boolean;
+  /**
+   * What becomes of what the command changes in the writable mounts (docs/exec.md, "What lands"):
+   * - 'apply': it runs on copy-on-write layers (the host stays as it was while it runs), and after
+   *   it ends each change is judged by the file API's rules and lands, or is listed in
+   *   result.changes.refused / conflicts with the reason;
+   * - 'review': judged the same, nothing lands until result.changes.apply();
+   * - 'direct': the command writes to the host as it runs, guarded as protectGit and
+   *   protectSharedLinks say.
+   * Left out, 'apply' where this machine can make the layers, else 'direct' (result.enforcement
+   * says which); given, a run without the layers is refused (ExecEnforcementError).
+   * @default 'apply'
+   */
+  changes?: 'apply' | 'review' | 'direct';
+  /**
+   * With 'apply': changes in places whose approval is 'ask' wait in result.changes.pending until
+   * result.changes.apply(), instead of landing with the rest (the caller approved the command).
+   * @default false
+   */
+  holdAsk?: boolean;
   /** Resource limits; each in force is reported in result.enforcement.limits. */
   limits?: ExecLimits;
 }
@@ -148,6 +167,11 @@ export interface ExecEnforcement {
   limits: ExecLimitsEnforced;
   /** 'filtered': the allowlist held (its judge served the command); 'off': no network at all. */
   network: 'off' | 'host' | 'filtered';
+  /**
+   * What became of the command's writes: judged after it ('apply', 'review'), or made directly
+   * ('direct': asked for, or no copy-on-write layer here, with 'copy-on-write' in `missing`).
+   */
+  changes: 'apply' | 'review' | 'direct';
 }
 
 /** What the command reached and what was refused, with an allowlist. */
@@ -155,6 +179,45 @@ export interface ExecNetworkReport {
   allowed: { host: string; port: number; connections: number; bytes: number }[];
   /** port null: a name looked up (DNS) that no entry allows; count: how many times. */
   denied: { host: string; port: number | null; reason: NetworkRefusalReason; count: number }[];
+}
+
+/** One change a command made, as the file API's rules judged it. */
+export interface ExecChange {
+  /** Virtual path. */
+  path: string;
+  /** 'delete' removes a file, link or directory; a directory's entries are listed before it. */
+  kind: 'file' | 'symlink' | 'directory' | 'delete';
+  /** A file's new size in bytes; 0 otherwise. */
+  size: number;
+  /** What the place asks of a change made there, as approvalFor() answers. */
+  approval: 'preApproved' | 'ask' | 'blocked';
+  /** Refused and conflicting changes: the file API's error code (READ_ONLY, HOST_TRUSTED, CONFLICT, ...). */
+  code?: string;
+  /** Refused and conflicting changes: the file API's message for it. */
+  reason?: string;
+}
+
+/** What apply() landed of a held change set. */
+export interface ExecChangesApplied {
+  applied: ExecChange[];
+  refused: ExecChange[];
+  conflicts: ExecChange[];
+  /** What the filter left out: still held. */
+  pending: ExecChange[];
+  truncated: boolean;
+}
+
+/** A command's change set (changes 'apply' or 'review'). */
+export interface ExecChanges extends ExecChangesApplied {
+  mode: 'apply' | 'review';
+  /**
+   * Lands what is held (or what `filter` keeps: virtual paths, a directory standing for what it
+   * holds, or a predicate), judged again by the rules as they are now. The hold ends once
+   * nothing waits. Rejects once the set was applied whole or discarded.
+   */
+  apply(filter?: string[] | ((change: ExecChange) => boolean)): Promise<ExecChangesApplied>;
+  /** Drops what is held: the host stays as it is. */
+  discard(): Promise<void>;
 }
 
 /** golem-forge's ShellResult plus how the command ended and what confined it. */
@@ -171,6 +234,8 @@ export interface ExecResult {
   enforcement: ExecEnforcement;
   /** With an allowlist: destinations reached and refused; null otherwise. */
   network: ExecNetworkReport | null;
+  /** What the command changed and what became of it; null when it wrote directly (changes 'direct'). */
+  changes: ExecChanges | null;
   /**
    * Virtual paths ("/.workers", "/golem-forge.config.yaml", "/sub/.git", "/.git/modules/evil") of
    * what the command created at names the next run or the host's git would trust, removed after

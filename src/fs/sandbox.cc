@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "common/path.h"
 #include "common/sys.h"
 #include "fs/source_pins.h"
 
@@ -264,7 +265,16 @@ std::unique_lock<std::mutex> Sandbox::layout_turn(std::string_view a, std::strin
 Status Sandbox::check_layout_change(int dir_fd, const std::string& name,
                                     const git::LayoutChange& change) const {
   if (git::layout_part(name) == git::LayoutPart::none || !trusted_->builtin()) return ok_status();
-  if (!git::changes_repository(git::read_layout(dir_fd), name, change)) return ok_status();
+  const git::Layout before = git::read_layout(dir_fd);
+  if (!git::changes_repository(before, name, change)) return ok_status();
+  // A repository made where git looks for one, a `.git` directory (git init): what it would run
+  // there (config, hooks, info, commondir) are names the host trusts, refused on their own. Made
+  // under any other name, git would take the directory itself for one and run its `config`.
+  if (!before.repository() && change.kind == git::LayoutChange::Kind::place) {
+    auto where = descriptor_path(dir_fd);
+    if (where && fold_name(where.value().substr(where.value().rfind('/') + 1)) == ".git")
+      return ok_status();
+  }
   return trusted_refusal(TrustedKind::git);
 }
 

@@ -32,7 +32,10 @@ function execDescription(network) {
     'a command starts in cwd (a virtual directory, default /, which is /workspace), so relative paths work ' +
     'unchanged. Read-only mounts stay read-only; nothing outside the sandbox exists for the command except ' +
     'read-only system directories (/usr, /bin, /lib, a minimal /etc); /tmp (also $HOME) is private and removed ' +
-    'after each command, so keep what should last under /workspace. ' +
+    'after each command, so keep what should last under /workspace. What the command changes under /workspace ' +
+    'lands on the project when it ends, each change judged by the rules the file tools obey: a change they refuse ' +
+    '(a file the host trusts, a read-only place, a file someone else changed meanwhile) does not land, and a note ' +
+    'at the end of stderr names it and why. ' +
     `${network.text} Each of stdout and stderr keeps its first bytes (a note says when output was ` +
     `cut: redirect to a file and read it in parts); the command is killed after timeoutMs (default ${DEFAULT_TIMEOUT_MS}, ` +
     `at most ${MAX_TIMEOUT_MS}). Not interactive: stdin is given whole or is empty.`;
@@ -53,6 +56,18 @@ function execText(result, maxOutputBytes) {
       'redirect the output to a file and read it in parts, or filter it (head, grep)]');
   }
   return parts.join('\n');
+}
+
+// How many of the command's changes landed, were refused, conflicted or wait; null when it wrote
+// directly (no copy-on-write layer on this machine).
+function changeCounts(changes) {
+  if (changes === null) return null;
+  return {
+    applied: changes.applied.length,
+    refused: changes.refused.length,
+    conflicts: changes.conflicts.length,
+    pending: changes.pending.length,
+  };
 }
 
 // Progress while the command runs: the seconds elapsed, out of the timeout's.
@@ -104,6 +119,7 @@ function execTool(network) {
           timedOut: result.timedOut,
           truncated: result.truncated,
           network: result.enforcement.network,
+          changes: changeCounts(result.changes),
         },
       };
     },
