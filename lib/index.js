@@ -15,6 +15,7 @@ const { readAttachments, DEFAULT_ATTACHMENT_POLICY } = require('./fs/attachments
 const program = require('./config/program');
 const { exec } = require('./exec/exec');
 const { addProtectedFiles, carryProtection } = require('./next-run/protected');
+const { splitChanges, declareChanges, carryChanges } = require('./changes/setting');
 const { declareNetwork, carryNetwork, networkOf } = require('./network/scope');
 const { describeNetwork } = require('./network/policy');
 const { plainData, optionsOf, record } = require('./common/plain');
@@ -347,7 +348,7 @@ class MountSandbox {
       throw new TypeError(`expected a boolean for readonly, got ${typeof readonly}`);
     }
     const approval = tighteningApproval(restriction.approval);
-    const view = carryNetwork(this, carryProtection(this, new MountSandbox(this[NATIVE].restrict(sub, readonly, approval))));
+    const view = carryChanges(this, carryNetwork(this, carryProtection(this, new MountSandbox(this[NATIVE].restrict(sub, readonly, approval)))));
     return restriction.network === undefined ? view : declareNetwork(view, this, restriction.network);
   }
 
@@ -367,7 +368,7 @@ class MountSandbox {
     const names = requests.map((r) => r.name);
     const twice = names.find((n, i) => names.indexOf(n) !== i);
     if (twice !== undefined) throw new TypeError(`zone "${twice}" is requested twice`);
-    return carryNetwork(this, carryProtection(this, new MountSandbox(this[NATIVE].selectZones(requests))));
+    return carryChanges(this, carryNetwork(this, carryProtection(this, new MountSandbox(this[NATIVE].selectZones(requests)))));
   }
 
   getConfig() {
@@ -425,8 +426,14 @@ function createMountSandbox(config) {
 // the core refuses every change to them, and exec binds or watches them.
 function createWithTrustedFiles(config, hostPaths) {
   const { NativeSandbox } = addon(); // first: UnsupportedPlatformError before any config error
-  const { network, rest } = splitNetwork(config);
-  const sandbox = new MountSandbox(new NativeSandbox(normalizeConfig(rest, hostPaths), nativeError));
+  const { network, rest: withChanges } = splitNetwork(config);
+  let split;
+  try {
+    split = splitChanges(withChanges);
+  } catch (error) {
+    throw new publicErrors.SandboxConfigError(error.message);
+  }
+  const sandbox = declareChanges(new MountSandbox(new NativeSandbox(normalizeConfig(split.rest, hostPaths), nativeError)), split.changes);
   if (network === undefined) return sandbox;
   try {
     return declareNetwork(sandbox, sandbox, network);

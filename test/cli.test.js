@@ -779,6 +779,7 @@ describe('--json', () => {
       stdout: 'notes', stderr: 'err\n', view: { workspace: '/workspace', cwd: '/workspace' },
       enforcement: expect.objectContaining({ layers: expect.arrayContaining(['landlock-fs']), missing: expect.any(Array), network: 'off' }),
       network: null,
+      changes: doc.enforcement.changes === 'direct' ? null : { mode: 'apply', applied: [], refused: [], conflicts: [], pending: [], truncated: false },
     });
     const slow = runJson(['exec', '--config', dir, '--json', '--timeout', '200', '--', 'sleep', '30']);
     expect(slow.code).toBe(124);
@@ -815,7 +816,7 @@ describe('help and version', () => {
   const OPTIONS = {
     check: ['--config', '--json'],
     explain: ['--config', '--worker', '--json'],
-    exec: ['--config', '--worker', '--cwd', '--network', '--allow', '--deny', '--timeout', '--allow-weaker', '--verbose', '--json'],
+    exec: ['--config', '--worker', '--cwd', '--network', '--allow', '--deny', '--timeout', '--changes', '--apply', '--allow-weaker', '--verbose', '--json'],
     apparmor: [],
   };
 

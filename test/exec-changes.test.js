@@ -8,7 +8,7 @@
 const fs = require('fs');
 const path = require('path');
 const { spawnSync } = require('child_process');
-const { createMountSandbox } = require('../lib');
+const { createMountSandbox, findProgramConfig, createSandboxFromConfig, SandboxConfigError } = require('../lib');
 const { makeTempDir, removeDir, snapshotTree, testNeeding } = require('./helpers');
 const { needs, run, sleep } = require('./exec-helpers');
 
@@ -237,6 +237,56 @@ describe('what commands do every day works and lands', () => {
     expect(fs.readlinkSync(path.join(root, 'alias'))).toBe('a.txt');
     expect(exists('gone.txt')).toBe(false);
     expect(fs.statSync(path.join(root, 'private')).mode & 0o777).toBe(0o700);
+  });
+});
+
+describe('the mode a sandbox declares', () => {
+  layered('createMountSandbox({ changes: "review" }) holds every command\'s changes; derived views keep it', async () => {
+    const sb = createMountSandbox({ root, changes: 'review' });
+    const result = await sh(sb.restrict({ restrict: '/' }), 'echo two > a.txt');
+    expect(read('a.txt')).toBe('one\n');
+    expect(result.changes.mode).toBe('review');
+    expect(result.enforcement.changes).toBe('review');
+    await result.changes.discard();
+    // The call's own option wins.
+    const applied = await sh(sb, 'echo three > a.txt', { changes: 'apply' });
+    expect(applied.changes.mode).toBe('apply');
+    expect(read('a.txt')).toBe('three\n');
+  });
+
+  layered('a program config\'s sandbox.changes is the default of the sandbox made from it', async () => {
+    fs.writeFileSync(path.join(root, 'golem-forge.config.yaml'), 'sandbox:\n  root: .\n  changes: review\n');
+    const sb = await createSandboxFromConfig(await findProgramConfig(root));
+    const result = await sh(sb, 'echo two > a.txt');
+    expect(result.changes.mode).toBe('review');
+    expect(read('a.txt')).toBe('one\n');
+    await result.changes.discard();
+  });
+
+  test('a mode that does not exist is a config error, in a file and in createMountSandbox', async () => {
+    expect(() => createMountSandbox({ root, changes: 'later' })).toThrow(SandboxConfigError);
+    fs.writeFileSync(path.join(root, 'golem-forge.config.yaml'), 'sandbox:\n  root: .\n  changes: later\n');
+    await expect(findProgramConfig(root)).rejects.toThrow(/sandbox\.changes: expected one of apply, review, direct/);
+  });
+});
+
+describe('the CLI', () => {
+  const bin = path.join(__dirname, '..', 'bin', 'mount-sandbox.js');
+  const cli = (args) => spawnSync(process.execPath, [bin, ...args], { cwd: root, encoding: 'utf8' });
+
+  layered('exec --changes review prints the changes and lands nothing; with --apply it lands them', () => {
+    fs.writeFileSync(path.join(root, 'golem-forge.config.yaml'), 'sandbox:\n  root: .\n');
+    const held = cli(['exec', '--changes', 'review', '--', 'sh', '-c', 'echo two > a.txt; mkdir .vscode']);
+    expect(held.status).toBe(0);
+    expect(held.stderr).toContain('[mount-sandbox] held file /a.txt');
+    expect(held.stderr).toContain('[mount-sandbox] refused directory /.vscode: Cannot change a file the host trusts');
+    expect(read('a.txt')).toBe('one\n');
+    const landed = cli(['exec', '--changes', 'review', '--apply', '--', 'sh', '-c', 'echo two > a.txt']);
+    expect(landed.stderr).toContain('[mount-sandbox] applied: 1 change(s) landed');
+    expect(read('a.txt')).toBe('two\n');
+    const json = JSON.parse(cli(['exec', '--json', '--', 'sh', '-c', 'echo three > a.txt']).stdout);
+    expect(json.changes).toMatchObject({ mode: 'apply', applied: [{ path: '/a.txt', kind: 'file' }], refused: [] });
+    expect(cli(['exec', '--apply', '--', 'true']).status).toBe(2);
   });
 });
 

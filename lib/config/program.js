@@ -297,6 +297,7 @@ function sandboxConfigFrom(given) {
     })),
     maxDepth: program.delegation.maxDepth,
     ...(sb.network === undefined ? {} : { network: networkValue(sb.network) }),
+    ...(sb.changes === undefined ? {} : { changes: sb.changes }),
     ...(sb.trustedNames === undefined ? {} : { trustedNames: sb.trustedNames }),
   };
 }

@@ -27,6 +27,7 @@ const { networkLaunch, startJudge, enforcedMode, refusedNote } = require('./netw
 const { Capture } = require('./capture');
 const { prepareLayers, removeStage } = require('../changes/layers');
 const { settleChanges, checkRoomToHold } = require('../changes/change-set');
+const { changesOf } = require('../changes/setting');
 const { errnoName, parseStatus, outcome } = require('./status');
 
 const typeError = (message) => new TypeError(message);
@@ -277,11 +278,19 @@ async function runAllowingFallback(policy, opts, network) {
   return run({ ...policy, namespaces: 'off' }, opts, network);
 }
 
+// The sandbox's own `changes` (its config's) where the call names none; named in either place, a
+// machine without copy-on-write layers refuses rather than writing directly.
+function withSandboxChanges(opts, sandbox) {
+  const declared = changesOf(sandbox);
+  if (opts.changesAsked || declared === undefined) return opts;
+  return { ...opts, changes: declared, changesAsked: true };
+}
+
 // `handle` is the sandbox's native object (for its pinned mount sources).
 async function exec(sandbox, handle, givenArgv, options = {}) {
   const argv = Array.isArray(givenArgv) ? plainData(givenArgv, typeError, 'argv') : givenArgv;
   checkArgv(argv);
-  const opts = parseOptions(options);
+  const opts = withSandboxChanges(parseOptions(options), sandbox);
   if (opts.signal && opts.signal.aborted) throw abortedError();
   // A network wider than the sandbox's is refused before anything is made.
   const network = commandNetwork(sandbox, opts);

@@ -85,6 +85,12 @@ export interface MountSandboxConfig<Root extends string | null = string> extends
    */
   network?: NetworkSetting;
   /**
+   * What becomes of this sandbox's commands' changes when a call names none (ExecOptions.changes),
+   * kept by every view derived from it. Unset: 'apply' where copy-on-write layers can be made,
+   * else direct writes; set, a machine without the layers refuses to run ('direct' aside).
+   */
+  changes?: 'apply' | 'review' | 'direct';
+  /**
    * Files the host trusts to run things next, which no change through this sandbox may touch
    * (HostTrustedError) and commands get read-only. Built in: git's hooks and config (`.git/config`,
    * `.git/hooks`, ...; a file named `.git`), `.mcp.json`, `.vscode`, `.cursor`, `.claude`, `.idea`,

@@ -15,6 +15,8 @@ export interface ProgramSandboxConfig extends MountRules {
   network?: boolean | ConfigNetworkLists;
   /** `trustedNames:` as written; absent when not set. */
   trustedNames?: Required<TrustedNamesConfig>;
+  /** `changes:` as the file gives it (SandboxConfig.changes). */
+  changes?: 'apply' | 'review' | 'direct';
 }
 
 export interface ConfigNetworkEntry {

@@ -17,8 +17,9 @@ namespace {
 constexpr std::string_view kTopKeys = "sandbox, delegation, model, approval, workerPaths";
 constexpr std::string_view kMountFormKeys =
     "root, readonly, mounts, approval, allowedSuffixes, deniedSuffixes, maxFileBytes, "
-    "allowPseudoFilesystem, network, trustedNames, zones, mode";
-constexpr std::string_view kZoneFormKeys = "zones, mode, root, readonly, network, trustedNames";
+    "allowPseudoFilesystem, network, changes, trustedNames, zones, mode";
+constexpr std::string_view kZoneFormKeys =
+    "zones, mode, root, readonly, network, changes, trustedNames";
 constexpr std::string_view kTrustedKeys = "add, release";
 constexpr std::string_view kMountKeys =
     "source, target, readonly, approval, allowedSuffixes, deniedSuffixes, maxFileBytes, "
@@ -28,6 +29,14 @@ constexpr std::string_view kZoneKeys =
 // Where a source may lie on procfs, sysfs, the device filesystem, ... (refused by default when
 // the sandbox pins it): on the root, each mount and each zone, beside their source.
 constexpr std::string_view kAllowPseudo = "allowPseudoFilesystem";
+
+Check read_changes(const ConfigNode& node, const std::string& path, std::string& out) {
+  static constexpr std::string_view kModes[] = {"apply", "review", "direct"};
+  std::size_t index = 0;
+  if (Check e = read_choice(node, path, {kModes[0], kModes[1], kModes[2]}, index)) return e;
+  out = std::string(kModes[index]);
+  return std::nullopt;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Mount sources and targets
@@ -205,6 +214,8 @@ Check read_mount_form(const ConfigNode& node, const std::string& path, std::stri
       e = read_mounts(entry.value, child, dir, out.mounts);
     } else if (entry.key == "network") {
       e = read_network_setting(entry.value, child, out.network);
+    } else if (entry.key == "changes") {
+      e = read_changes(entry.value, child, out.changes);
     } else if (entry.key == "trustedNames") {
       e = read_trusted_names(entry.value, child, out.trusted);
     } else if (is_policy_key(entry.key)) {
@@ -228,6 +239,7 @@ struct ZoneForm {
   bool direct = false;
   bool readonly = false;
   NetworkSetting network;
+  std::string changes;
   TrustedNamesSpec trusted;
   std::string base;  // what zone paths are relative to
 };
@@ -245,6 +257,7 @@ Check read_zone_form_entry(const ConfigEntry& entry, const std::string& path, Zo
   }
   if (entry.key == "readonly") return read_bool(entry.value, child, form.readonly);
   if (entry.key == "network") return read_network_setting(entry.value, child, form.network);
+  if (entry.key == "changes") return read_changes(entry.value, child, form.changes);
   if (entry.key == "trustedNames") return read_trusted_names(entry.value, child, form.trusted);
   if (entry.key == "mode") {
     std::size_t index = 0;
@@ -346,6 +359,7 @@ Check read_zone_form(const ConfigNode& node, const std::string& path, std::strin
   out.layout = form.direct ? SandboxLayout::zones_direct : SandboxLayout::zones_sandboxed;
   out.readonly = form.readonly;
   out.network = std::move(form.network);
+  out.changes = std::move(form.changes);
   out.trusted = std::move(form.trusted);
   return read_zones(form.zones->value, key_path_child(path, "zones"), form, out);
 }

@@ -49,6 +49,9 @@ struct ProgramSandbox {
   // For the zone form, parallel to `mounts`: which zone each mount is.
   std::vector<ZoneInfo> zones;
   NetworkSetting network;  // what the sandbox's commands may reach
+  // What becomes of its commands' changes by default: "apply", "review" or "direct"; empty when
+  // the file does not say (lib/exec/exec.js, docs/exec.md "What lands").
+  std::string changes;
   // trustedNames: { add, release } (host_paths and builtin are not the file's to say).
   TrustedNamesSpec trusted;
 };
