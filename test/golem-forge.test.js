@@ -10,6 +10,7 @@
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
+const { needs } = require('./exec-helpers');
 const { execFileSync } = require('child_process');
 const ts = require('typescript');
 const mountSandbox = require('..');
@@ -123,8 +124,8 @@ describe('the shell toolset (src/tools/shell/index.ts)', () => {
   let sandbox;
   let core;
   let toolset;
-  const shellTool = (config) => {
-    const tools = toolset.shellToolsetFactory({ sandbox, approvalController: {}, config });
+  const shellTool = (config, approvalController = {}) => {
+    const tools = toolset.shellToolsetFactory({ sandbox, approvalController, config });
     expect(tools).toHaveLength(1);
     return tools[0];
   };
@@ -143,6 +144,30 @@ describe('the shell toolset (src/tools/shell/index.ts)', () => {
     });
   });
   afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
+
+  needs(['copy-on-write'])('a pre-approved command\'s changes in ask places go to the approval controller; denied, they are dropped', async () => {
+    const asked = [];
+    const answering = (approved) => ({
+      requestApproval: async (request) => {
+        asked.push(request);
+        return { approved, remember: 'none', ...(approved ? {} : { note: 'not now' }) };
+      },
+    });
+    await sandbox.mkdir('/held'); // apart from /src, whose listing the other tests check
+    const rules = { rules: [{ pattern: 'touch ', approval: 'preApproved' }], default: { approval: 'ask' }, cwd: '/held' };
+    const yes = await run(shellTool(rules, answering(true)), { command: 'touch approved.txt', timeout: 30 });
+    expect(yes.stderr).toMatch(/\nThe user approved these changes: \/held\/approved\.txt landed\n$/);
+    expect(asked[0]).toMatchObject({ toolName: 'shell', toolArgs: { command: 'touch approved.txt', changes: ['/held/approved.txt'] } });
+    expect(await sandbox.exists('/held/approved.txt')).toBe(true);
+    const no = await run(shellTool(rules, answering(false)), { command: 'touch denied.txt', timeout: 30 });
+    expect(no.stderr).toMatch(/\nThe user did not approve these changes; they were dropped: \/held\/denied\.txt \(not now\)\n$/);
+    expect(await sandbox.exists('/held/denied.txt')).toBe(false);
+    // A command the user was asked about lands whole, with no second prompt.
+    const count = asked.length;
+    await run(shellTool({ ...rules, rules: [] }, answering(false)), { command: 'touch asked.txt', timeout: 30 });
+    expect(asked.length).toBe(count);
+    expect(await sandbox.exists('/held/asked.txt')).toBe(true);
+  });
 
   test('registers itself as the toolset "shell"', () => {
     expect(core.ToolsetRegistry.list()).toEqual(['shell']);

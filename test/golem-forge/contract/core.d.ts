@@ -1,6 +1,7 @@
 // What the wiring in ../src uses of '@golem-forge/core', stated here as golem-forge's commit
 // 8cdb671 declares it (the tool and toolset types in packages/core/src/tools/base.ts, the registry
-// in tools/registry.ts, BlockedError in approval/types.ts, the sandbox types in sandbox-types.ts).
+// in tools/registry.ts, BlockedError and the approval types in approval/types.ts, ApprovalController
+// in approval/controller.ts, the sandbox types in sandbox-types.ts).
 // Written for this check, not copied; the sandbox interface is the one test/types/golem-contract.cts
 // holds the package to.
 
@@ -78,8 +79,8 @@ export interface NamedTool {
 export interface ToolsetContext {
   /** The worker's sandbox; undefined when it has none. */
   sandbox?: FileOperations;
-  /** golem-forge's ApprovalController (not used by the wiring). */
-  approvalController: unknown;
+  /** golem-forge's ApprovalController: the shell toolset asks it about a command's held changes. */
+  approvalController: ApprovalController;
   workerFilePath?: string;
   programRoot?: string;
   /** The toolset's entry in the worker's frontmatter (`toolsets: { name: {...} }`), or {}. */
@@ -100,6 +101,25 @@ export declare const ToolsetRegistry: {
   has(name: string): boolean;
   list(): string[];
 };
+
+/** What an approval prompt shows (approval/types.ts). */
+export interface ApprovalRequest {
+  toolName: string;
+  toolArgs: Record<string, unknown>;
+  description: string;
+}
+
+/** The user's answer (approval/types.ts). */
+export interface ApprovalDecision {
+  approved: boolean;
+  note?: string;
+  remember: 'none' | 'session';
+}
+
+/** golem-forge's ApprovalController (approval/controller.ts): what the wiring calls of it. */
+export interface ApprovalController {
+  requestApproval(request: ApprovalRequest): Promise<ApprovalDecision>;
+}
 
 /** Thrown by a tool's execute when its rules forbid the call outright (no approval asked). */
 export declare class BlockedError extends Error {

@@ -3,7 +3,7 @@
 // frontmatter `toolsets: { shell: { default: { approval: ask }, cwd: /src, env: { CI: '1' } } }`.
 // Rules, input schema and approvals stay those of ../shell.ts; only the running moves.
 import { BlockedError, ToolsetRegistry, type NamedTool, type ToolsetContext } from '@golem-forge/core';
-import { MountSandbox } from 'mount-sandbox';
+import { MountSandbox, type ExecChanges } from 'mount-sandbox';
 import {
   DEFAULT_TIMEOUT,
   MAX_OUTPUT_BYTES,
@@ -27,6 +27,27 @@ export function shellToolsetFactory(ctx: ToolsetContext): NamedTool[] {
   const start = cwd === '/' ? '/workspace' : `/workspace${cwd}`;
   const refused = (stderr: string): ShellResult => ({ stdout: '', stderr, exitCode: 1, truncated: false });
 
+  // A command the rules pre-approved ran unasked: what it changed in places whose approval is
+  // `ask` waited (holdAsk), and the user decides now. One the user approved lands whole.
+  const settleHeld = async (changes: ExecChanges | null, command: string): Promise<string> => {
+    if (changes === null || changes.pending.length === 0) return '';
+    const paths = changes.pending.map((c) => c.path);
+    const decision = await ctx.approvalController.requestApproval({
+      toolName: 'shell',
+      toolArgs: { command, changes: paths },
+      description: `\`${command}\` changed files where changes need approval: ${paths.join(', ')}`,
+    });
+    if (!decision.approved) {
+      await changes.discard();
+      return `\nThe user did not approve these changes; they were dropped: ${paths.join(', ')}` +
+        `${decision.note ? ` (${decision.note})` : ''}\n`;
+    }
+    const landed = await changes.apply();
+    const refusals = [...landed.refused, ...landed.conflicts].map((c) => `${c.path} (${c.reason})`);
+    const failed = refusals.length === 0 ? '' : `; these did not land: ${refusals.join('; ')}`;
+    return `\nThe user approved these changes: ${landed.applied.map((c) => c.path).join(', ') || 'none'} landed${failed}\n`;
+  };
+
   return [{
     ...createShellTool({ config }),
     description:
@@ -45,16 +66,19 @@ export function shellToolsetFactory(ctx: ToolsetContext): NamedTool[] {
         throw e;
       }
       if (argv.length === 0) return refused('Empty command');
-      if (matchShellRules(command, config.rules, config.default).approval === 'blocked') {
+      const { approval } = matchShellRules(command, config.rules, config.default);
+      if (approval === 'blocked') {
         throw new BlockedError('shell', `Command not allowed by the shell rules: ${command}`);
       }
-      const { stdout, stderr, exitCode, truncated } = await sandbox.exec(argv, {
+      const result = await sandbox.exec(argv, {
         cwd,
         env,
         timeoutMs: timeout * 1000,
         maxOutputBytes: MAX_OUTPUT_BYTES,
+        holdAsk: approval === 'preApproved',
       });
-      return { stdout, stderr, exitCode, truncated };
+      const { stdout, stderr, exitCode, truncated } = result;
+      return { stdout, stderr: stderr + (await settleHeld(result.changes, command)), exitCode, truncated };
     },
   }];
 }
