@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <string>
 
@@ -66,6 +67,17 @@ Result<UniqueFd> mount_change_layer(const LayerDirs& dirs, int lower, int place)
   UniqueFd root(::openat(mnt.get(), ".", O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!root.valid()) return sys_failure(SysOp::openat, errno);
   return root;
+}
+
+bool has_layers(const ExecPolicy& policy) noexcept {
+  return std::any_of(policy.paths.begin(), policy.paths.end(),
+                     [](const ExecPath& entry) { return !entry.upper.empty(); });
+}
+
+bool in_layer(const ExecPolicy& policy, std::string_view path) noexcept {
+  return std::any_of(policy.paths.begin(), policy.paths.end(), [&](const ExecPath& entry) {
+    return !entry.upper.empty() && path_is_within(path, entry.target);
+  });
 }
 
 bool layer_unavailable(const Error& e) noexcept {

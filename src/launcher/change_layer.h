@@ -5,9 +5,12 @@
 // upper directory holds the change set the caller judges after the run (src/changes/).
 #pragma once
 
+#include <string_view>
+
 #include "common/error.h"
 #include "common/exec_path.h"
 #include "common/unique_fd.h"
+#include "launcher/exec_policy.h"
 
 namespace msb {
 
@@ -25,6 +28,11 @@ Result<LayerDirs> open_layer_dirs(const ExecPath& entry);
 // there. Fails with io_error; Error::op is fsopen, fsconfig or fsmount where overlayfs refused
 // (the caller reports the layer unavailable), move_mount or openat otherwise.
 Result<UniqueFd> mount_change_layer(const LayerDirs& dirs, int lower, int place);
+
+// Whether any path of the policy is to be seen through a layer; whether `path` (in the command's
+// root) lies in one.
+bool has_layers(const ExecPolicy& policy) noexcept;
+bool in_layer(const ExecPolicy& policy, std::string_view path) noexcept;
 
 // Whether an error of mount_change_layer (or of building a root that made one) says the layer
 // itself is unavailable here, rather than that a path could not be reached.

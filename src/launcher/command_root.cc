@@ -17,6 +17,7 @@
 #include "common/path.h"
 #include "launcher/change_layer.h"
 #include "launcher/host_identity.h"
+#include "launcher/root_places.h"
 #include "launcher/shared_memory.h"
 
 namespace msb {
@@ -24,9 +25,6 @@ namespace {
 
 // Our own /tmp, covered by the tmpfs in our mount namespace only; the host's stays as it was.
 constexpr const char* kBuildDir = "/tmp";
-
-constexpr std::uint64_t kReadOnly = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
-constexpr std::uint64_t kWritable = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
 
 std::vector<std::string_view> components(std::string_view path) {
   std::vector<std::string_view> out;
@@ -38,77 +36,6 @@ std::vector<std::string_view> components(std::string_view path) {
 
 std::size_t depth(std::string_view path) {
   return components(path).size();
-}
-
-bool same_inode(int a, int b) {
-  struct stat sa {};
-  struct stat sb {};
-  return ::fstat(a, &sa) == 0 && ::fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-         sa.st_ino == sb.st_ino;
-}
-
-bool is_directory(int fd) {
-  struct stat st {};
-  return ::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-enum class Create : std::uint8_t { never, directory, file };
-
-// One component below `dir`, never through a symlink; created when missing and asked to.
-Result<UniqueFd> open_component(int dir, const std::string& name, Create create) {
-  UniqueFd next(::openat(dir, name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
-  if (!next.valid() && errno == ENOENT && create != Create::never) {
-    if (create == Create::file) {
-      UniqueFd made(
-          ::openat(dir, name.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644));
-      if (!made.valid() && errno != EEXIST) return sys_failure(SysOp::openat, errno);
-    } else if (::mkdirat(dir, name.c_str(), 0755) != 0 && errno != EEXIST) {
-      return sys_failure(SysOp::mkdirat, errno);
-    }
-    next.reset(::openat(dir, name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
-  }
-  if (!next.valid()) return sys_failure(SysOp::openat, errno);
-  struct stat st {};
-  if (::fstat(next.get(), &st) != 0) return sys_failure(SysOp::fstat, errno);
-  if (S_ISLNK(st.st_mode)) return sys_failure(SysOp::none, ELOOP);
-  return next;
-}
-
-// `path` (absolute in the new root) beneath `root`, component by component. Intermediate
-// directories are created with `create` != never; the last component is created as `create` says.
-Result<UniqueFd> open_place(int root, std::string_view path, Create create) {
-  UniqueFd dir(::fcntl(root, F_DUPFD_CLOEXEC, 0));
-  if (!dir.valid()) return sys_failure(SysOp::fcntl, errno);
-  const std::vector<std::string_view> parts = components(path);
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    const bool last = i + 1 == parts.size();
-    const Create here = last || create == Create::never ? create : Create::directory;
-    auto next = open_component(dir.get(), std::string(parts[i]), here);
-    if (!next) return next.error();
-    if (!last && !is_directory(next.value().get())) return sys_failure(SysOp::none, ENOTDIR);
-    dir = std::move(next.value());
-  }
-  return dir;
-}
-
-// A copy of the mount tree at `source` (with everything mounted below it), flags added, never
-// cleared (the host's locked ones could not be), attached at `place`. By descriptor on both
-// sides, so it lands where it was checked, whatever the paths name by now.
-Status attach(int source, int place, std::uint64_t attrs) {
-  UniqueFd tree(
-      ::open_tree(source, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_EMPTY_PATH));
-  if (!tree.valid()) return sys_failure(SysOp::open_tree, errno);
-  if (attrs != 0) {
-    mount_attr attr{};
-    attr.attr_set = attrs;
-    if (::mount_setattr(tree.get(), "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof attr) != 0)
-      return sys_failure(SysOp::mount_setattr, errno);
-  }
-  if (::move_mount(tree.get(), "", place, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) !=
-      0) {
-    return sys_failure(SysOp::move_mount, errno);
-  }
-  return ok_status();
 }
 
 // With the network off, /etc/hosts is one of the run's own: the host's often names the host

@@ -102,11 +102,8 @@ msb::UniqueFd open_cwd(const std::string& path, const msb::ExecPolicy& policy) {
   if (::fstat(fd.get(), &st) != 0) fail(msb::LaunchStage::cwd, errno, msb::SysOp::fstat);
   // In a copy-on-write layer a directory is the layer's inode, never the host's: whatever the
   // path leads to there lies in the command's own view, which it may enter anyway.
-  const bool in_layer =
-      std::any_of(policy.paths.begin(), policy.paths.end(), [&](const msb::ExecPath& entry) {
-        return !entry.upper.empty() && msb::path_is_within(path, entry.target);
-      });
-  if (policy.cwd_id && !in_layer && !(*policy.cwd_id == msb::FileId{st.st_dev, st.st_ino}))
+  if (policy.cwd_id && !msb::in_layer(policy, path) &&
+      !(*policy.cwd_id == msb::FileId{st.st_dev, st.st_ino}))
     fail(msb::LaunchStage::cwd_changed, 0);
   return fd;
 }
@@ -477,18 +474,13 @@ void add_root_rules(msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds) {
   ::_exit(0);
 }
 
-bool any_layer(const msb::ExecPolicy& policy) {
-  return std::any_of(policy.paths.begin(), policy.paths.end(),
-                     [](const msb::ExecPath& entry) { return !entry.upper.empty(); });
-}
-
 msb::UniqueFd build_root_or_fail(const msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds,
                                  Layers& layers) {
   auto root = msb::build_root(policy, fds);
   if (!root && msb::layer_unavailable(root.error()))
     fail(msb::LaunchStage::copy_on_write_unavailable, root.error());
   if (!root) fail_path_or(root.error(), msb::LaunchStage::root);
-  if (any_layer(policy)) layers.apply("copy-on-write");
+  if (msb::has_layers(policy)) layers.apply("copy-on-write");
   return std::move(root.value());
 }
 
@@ -545,7 +537,7 @@ int main(int argc, char**) {
     run_in_pid_namespace(policy, fds, root, ns.network, layers, cgroup);
   }
   // The caller decides whether to run again with direct writes: nothing has started.
-  if (any_layer(policy)) fail(msb::LaunchStage::copy_on_write_unavailable, 0);
+  if (msb::has_layers(policy)) fail(msb::LaunchStage::copy_on_write_unavailable, 0);
   point_home_at_host_tmp(policy);
   msb::UniqueFd cwd = open_cwd(policy.host_cwd, policy);
   confine(policy, fds, false, layers);
