@@ -219,6 +219,16 @@ describe('what commands do every day works and lands', () => {
     expect(result.changes.refused).toEqual([]);
   });
 
+  layered('a directory removed and made again holds only what the command put there', async () => {
+    fs.mkdirSync(path.join(root, 'dist', 'old'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'dist', 'stale.js'), 'stale');
+    fs.writeFileSync(path.join(root, 'dist', 'old', 'x.js'), 'x');
+    const result = await sh(createMountSandbox({ root }), 'rm -rf dist && mkdir dist && echo fresh > dist/app.js');
+    expect(result.exitCode).toBe(0);
+    expect(fs.readdirSync(path.join(root, 'dist'))).toEqual(['app.js']);
+    expect(read('dist', 'app.js')).toBe('fresh\n');
+  });
+
   layered('a build writing thousands of files lands them all, by rename', async () => {
     const result = await sh(createMountSandbox({ root }),
       'mkdir -p dist && i=0; while [ $i -lt 3000 ]; do echo $i > dist/f$i.js; i=$((i+1)); done');

@@ -108,7 +108,10 @@ class Lander {
   // The host's entries of a directory the command replaced whole (rm -rf, then made again) that
   // its new one does not hold.
   void remove_replaced(int upper_dir, const std::string& path) {
-    auto names = read_dir_entries(upper_dir);
+    // Its own descriptor: reading the directory moves the offset of the one walk() reads next.
+    auto own = sys::open_at(upper_dir, ".", O_RDONLY | O_DIRECTORY);
+    if (!own) return;
+    auto names = read_dir_entries(own.value().get());
     if (!names) return;
     for (const auto& [name, type] : host_entries(path)) {
       const bool kept = std::any_of(names.value().begin(), names.value().end(),

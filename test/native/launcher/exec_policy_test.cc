@@ -248,14 +248,14 @@ ExecPolicy with_paths(std::vector<ExecPath> paths) {
 }
 
 TEST(ExecPolicy, TheSameDirectoryTwiceGetsTheMoreRestrictiveAccess) {
-  ExecPolicy policy = with_paths({{"/s", PathAccess::write, {}, {}, {}},
-                                  {"/s", PathAccess::read, {}, {}, {}},
-                                  {"/k", PathAccess::write, {}, {}, {}},
-                                  {"/k", PathAccess::write_keep, {}, {}, {}},
-                                  {"/h", PathAccess::protect, {}, {}, {}},
-                                  {"/h", PathAccess::write, {}, {}, {}},
-                                  {"/p", PathAccess::protect, {}, {}, {}},
-                                  {"/p", PathAccess::protect, {}, {}, {}}});
+  ExecPolicy policy = with_paths({{"/s", PathAccess::write, {}, {}, {}, {}, {}},
+                                  {"/s", PathAccess::read, {}, {}, {}, {}, {}},
+                                  {"/k", PathAccess::write, {}, {}, {}, {}, {}},
+                                  {"/k", PathAccess::write_keep, {}, {}, {}, {}, {}},
+                                  {"/h", PathAccess::protect, {}, {}, {}, {}, {}},
+                                  {"/h", PathAccess::write, {}, {}, {}, {}, {}},
+                                  {"/p", PathAccess::protect, {}, {}, {}, {}, {}},
+                                  {"/p", PathAccess::protect, {}, {}, {}, {}, {}}});
   merge_duplicate_paths(policy, false);
   ASSERT_EQ(policy.paths.size(), 4u);
   EXPECT_EQ(policy.paths[0].access, PathAccess::read);
@@ -265,9 +265,9 @@ TEST(ExecPolicy, TheSameDirectoryTwiceGetsTheMoreRestrictiveAccess) {
 }
 
 TEST(ExecPolicy, InABuiltRootEachTargetStaysButReadOnlyStillWins) {
-  ExecPolicy policy = with_paths({{"/s", PathAccess::write, {}, "/workspace/a", {}},
-                                  {"/s", PathAccess::read, {}, "/workspace/b", {}},
-                                  {"/s", PathAccess::write, {}, "/workspace/a", {}}});
+  ExecPolicy policy = with_paths({{"/s", PathAccess::write, {}, "/workspace/a", {}, {}, {}},
+                                  {"/s", PathAccess::read, {}, "/workspace/b", {}, {}, {}},
+                                  {"/s", PathAccess::write, {}, "/workspace/a", {}, {}, {}}});
   merge_duplicate_paths(policy, true);
   ASSERT_EQ(policy.paths.size(), 2u);
   EXPECT_EQ(policy.paths[0].target, "/workspace/a");
@@ -278,20 +278,24 @@ TEST(ExecPolicy, InABuiltRootEachTargetStaysButReadOnlyStillWins) {
 
 TEST(NamespaceLayer, NeededOnlyWhereLandlockCannotKeepAPathReadOnly) {
   // Landlock rights add up along the hierarchy: a read-only source inside a writable one.
-  EXPECT_TRUE(needs_read_only_binds(with_paths(
-      {{"/p", PathAccess::write, {}, {}, {}}, {"/p/ro", PathAccess::read, {}, {}, {}}})));
-  EXPECT_TRUE(needs_read_only_binds(with_paths(
-      {{"/p", PathAccess::write, {}, {}, {}}, {"/p/h", PathAccess::protect, {}, {}, {}}})));
-  EXPECT_TRUE(needs_read_only_binds(with_paths(
-      {{"/p", PathAccess::write, {}, {}, {}}, {"/p/k", PathAccess::write_keep, {}, {}, {}}})));
-  EXPECT_FALSE(needs_read_only_binds(
-      with_paths({{"/p", PathAccess::write, {}, {}, {}}, {"/q", PathAccess::read, {}, {}, {}}})));
-  EXPECT_FALSE(needs_read_only_binds(
-      with_paths({{"/p", PathAccess::read, {}, {}, {}}, {"/p/w", PathAccess::write, {}, {}, {}}})));
-  EXPECT_FALSE(needs_read_only_binds(
-      with_paths({{"/p", PathAccess::write, {}, {}, {}}, {"/px", PathAccess::read, {}, {}, {}}})));
-  EXPECT_FALSE(needs_read_only_binds(with_paths(
-      {{"/p", PathAccess::write, {}, {}, {}}, {"/p/null", PathAccess::device, {}, {}, {}}})));
+  EXPECT_TRUE(needs_read_only_binds(with_paths({{"/p", PathAccess::write, {}, {}, {}, {}, {}},
+                                                {"/p/ro", PathAccess::read, {}, {}, {}, {}, {}}})));
+  EXPECT_TRUE(
+      needs_read_only_binds(with_paths({{"/p", PathAccess::write, {}, {}, {}, {}, {}},
+                                        {"/p/h", PathAccess::protect, {}, {}, {}, {}, {}}})));
+  EXPECT_TRUE(
+      needs_read_only_binds(with_paths({{"/p", PathAccess::write, {}, {}, {}, {}, {}},
+                                        {"/p/k", PathAccess::write_keep, {}, {}, {}, {}, {}}})));
+  EXPECT_FALSE(needs_read_only_binds(with_paths({{"/p", PathAccess::write, {}, {}, {}, {}, {}},
+                                                 {"/q", PathAccess::read, {}, {}, {}, {}, {}}})));
+  EXPECT_FALSE(
+      needs_read_only_binds(with_paths({{"/p", PathAccess::read, {}, {}, {}, {}, {}},
+                                        {"/p/w", PathAccess::write, {}, {}, {}, {}, {}}})));
+  EXPECT_FALSE(needs_read_only_binds(with_paths({{"/p", PathAccess::write, {}, {}, {}, {}, {}},
+                                                 {"/px", PathAccess::read, {}, {}, {}, {}, {}}})));
+  EXPECT_FALSE(
+      needs_read_only_binds(with_paths({{"/p", PathAccess::write, {}, {}, {}, {}, {}},
+                                        {"/p/null", PathAccess::device, {}, {}, {}, {}, {}}})));
 }
 
 TEST(SeccompFilter, AssemblesForThisArchitecture) {
@@ -321,15 +325,16 @@ TEST(OpenPolicyPaths, AnotherInodeIsChangedUnderneathAndAFailedOpenNamesTheCall)
   const FileId kept_id{st.st_dev, st.st_ino};
 
   ExecPolicy policy;
-  policy.paths.push_back({kept, PathAccess::write, kept_id, "/kept", {}});
-  policy.paths.push_back({swapped, PathAccess::write, kept_id, "/swapped", {}});
+  policy.paths.push_back({kept, PathAccess::write, kept_id, "/kept", {}, {}, {}});
+  policy.paths.push_back({swapped, PathAccess::write, kept_id, "/swapped", {}, {}, {}});
   auto changed = open_policy_paths(policy);
   ASSERT_FALSE(changed.ok());
   EXPECT_EQ(changed.error().code, Errc::changed_underneath);
   EXPECT_EQ(changed.error().index, 1u);
   EXPECT_EQ(changed.error().op, SysOp::none);
 
-  policy.paths[1] = {(tmp.path() / "gone").string(), PathAccess::write, kept_id, "/gone", {}};
+  policy.paths[1] = {
+      (tmp.path() / "gone").string(), PathAccess::write, kept_id, "/gone", {}, {}, {}};
   auto missing = open_policy_paths(policy);
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error().code, Errc::io_error);
