@@ -69,6 +69,7 @@ Napi::Value to_report(Napi::Env env, msb::changes::LandReport& report) {
     item.Set("size", Napi::Number::New(env, static_cast<double>(v.size)));
     item.Set("outcome", outcome_name(v.outcome));
     item.Set("approval", std::string(msb::approval_name(v.approval)));
+    item.Set("replaces", v.replaces.empty() ? env.Null() : Napi::String::New(env, v.replaces));
     if (v.outcome == msb::changes::Outcome::refused ||
         v.outcome == msb::changes::Outcome::conflict) {
       item.Set("code", std::string(msb::errc_name(v.error.code)));

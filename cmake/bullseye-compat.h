@@ -68,5 +68,33 @@ static inline int mount_setattr(int dfd, const char *path, unsigned int flags,
   return (int)syscall(SYS_mount_setattr, dfd, path, flags, attr, size);
 }
 
+/* The new mount API's filesystem contexts (copy-on-write layers: src/launcher/change_layer.cc). */
+#ifndef SYS_fsopen
+#define SYS_fsopen 430
+#endif
+#ifndef SYS_fsconfig
+#define SYS_fsconfig 431
+#endif
+#ifndef SYS_fsmount
+#define SYS_fsmount 432
+#endif
+#define FSOPEN_CLOEXEC 0x00000001
+#define FSMOUNT_CLOEXEC 0x00000001
+#define FSCONFIG_SET_FLAG 0
+#define FSCONFIG_SET_STRING 1
+#define FSCONFIG_CMD_CREATE 6
+
+static inline int fsopen(const char *fs_name, unsigned int flags) {
+  return (int)syscall(SYS_fsopen, fs_name, flags);
+}
+
+static inline int fsconfig(int fd, unsigned int cmd, const char *key, const void *value, int aux) {
+  return (int)syscall(SYS_fsconfig, fd, cmd, key, value, aux);
+}
+
+static inline int fsmount(int fd, unsigned int flags, unsigned int attr_flags) {
+  return (int)syscall(SYS_fsmount, fd, flags, attr_flags);
+}
+
 #endif
 #endif

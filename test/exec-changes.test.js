@@ -170,6 +170,25 @@ describe('review', () => {
     await expect(result.changes.apply()).rejects.toThrow(/applied or discarded already/);
   });
 
+  layered('diff() shows a held change as a unified diff; each change names the version it replaces', async () => {
+    fs.writeFileSync(path.join(root, 'poem.txt'), 'one\ntwo\nthree\n');
+    const version = (await createMountSandbox({ root }).stat('/poem.txt')).version;
+    const result = await sh(createMountSandbox({ root }),
+      'sed -i s/two/TWO/ poem.txt; rm a.txt; printf "\\000bin" > b.bin; ln -s poem.txt l', { changes: 'review' });
+    const poem = result.changes.pending.find((c) => c.path === '/poem.txt');
+    expect(poem.replaces).toBe(version);
+    expect(result.changes.pending.find((c) => c.path === '/b.bin').replaces).toBe(null);
+    expect(await result.changes.diff('/poem.txt')).toBe(
+      '===================================================================\n--- a/poem.txt\n+++ b/poem.txt\n' +
+      '@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n');
+    expect(await result.changes.diff('/a.txt')).toContain('--- a/a.txt\n+++ /dev/null\n@@ -1,1 +0,0 @@\n-one\n');
+    expect(await result.changes.diff('/b.bin')).toBe('Binary files a/b.bin and b/b.bin differ\n');
+    expect(await result.changes.diff('/l')).toBe('');
+    await expect(result.changes.diff('/elsewhere.txt')).rejects.toThrow(TypeError);
+    await result.changes.discard();
+    await expect(result.changes.diff('/poem.txt')).rejects.toThrow(/nothing of this change set is held/);
+  });
+
   layered('discard() leaves the host as it was, for good, and removes the held layer', async () => {
     const sb = createMountSandbox({ root });
     const before = snapshotTree(root, { contents: true });
@@ -216,6 +235,23 @@ describe('what commands do every day works and lands', () => {
     expect(read('lib', 'deep', 'm.js')).toBe('let a = 2;\n');
     expect(read('out', 'src', 'deep', 'm.js')).toBe('let a = 1;\n');
     expect(read('a.txt')).toBe('edited\n');
+    expect(result.changes.refused).toEqual([]);
+  });
+
+  layered('npm install from a local tarball lands node_modules, package.json and the lockfile', async () => {
+    const pkg = path.join(base, 'tiny');
+    fs.mkdirSync(pkg);
+    fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: 'tiny', version: '1.0.0', main: 'index.js' }));
+    fs.writeFileSync(path.join(pkg, 'index.js'), 'module.exports = 42;\n');
+    const packed = spawnSync('npm', ['pack', '--pack-destination', root], { cwd: pkg, encoding: 'utf8' });
+    expect(packed.status).toBe(0);
+    fs.writeFileSync(path.join(root, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0' }));
+    const result = await sh(createMountSandbox({ root }),
+      'npm install --offline --no-audit --no-fund --ignore-scripts ./tiny-1.0.0.tgz', { env: { npm_config_cache: '/tmp/npm-cache' }, timeoutMs: 120_000 });
+    expect(result.exitCode).toBe(0);
+    expect(read('node_modules', 'tiny', 'index.js')).toBe('module.exports = 42;\n');
+    expect(JSON.parse(read('package.json')).dependencies.tiny).toBe('file:tiny-1.0.0.tgz');
+    expect(exists('package-lock.json')).toBe(true);
     expect(result.changes.refused).toEqual([]);
   });
 

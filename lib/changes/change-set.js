@@ -5,6 +5,7 @@
 // once ('apply'), or held on disk for the caller ('review') until apply() or discard().
 const { errorFromCode, ExecError } = require('../errors/from-codes');
 const { removeStage, removeStageNow } = require('./layers');
+const { changeDiff } = require('./diff');
 
 // Change sets held for review and not yet settled: their layers are removed when the process
 // exits. At most this many are held at once; a run past it is refused before it starts.
@@ -26,7 +27,7 @@ function checkRoomToHold() {
 
 // One change as the caller sees it: its refusal as the error the file API would have thrown.
 function changeOf(handle, item) {
-  const out = { path: item.path, kind: item.kind, size: item.size, approval: item.approval };
+  const out = { path: item.path, kind: item.kind, size: item.size, approval: item.approval, replaces: item.replaces };
   if (item.code !== undefined) {
     const error = errorFromCode(item.code, item.path, item.details, handle);
     out.code = error.code;
@@ -59,7 +60,7 @@ function selectedPaths(filter, pending) {
  * Lands (mode 'apply') or judges (mode 'review') the run's changes. With 'review', or pending
  * changes under 'apply' (holdAsk), the stage stays and the result can apply() or discard() them.
  */
-async function settleChanges(handle, run, mode, holdAsk) {
+async function settleChanges(sandbox, handle, run, mode, holdAsk) {
   const dryRun = mode === 'review';
   const report = sortReport(handle, await handle.landChanges(run.layers, { sinceMs: run.sinceMs, dryRun, holdAsk }));
   const waiting = dryRun ? [...report.applied, ...report.pending] : report.pending;
@@ -73,17 +74,20 @@ async function settleChanges(handle, run, mode, holdAsk) {
   };
   if (waiting.length === 0 && !report.truncated) {
     await removeStage(run.stage);
-    return { ...result, apply: settled, discard: settled };
+    return { ...result, apply: settled, discard: async () => {}, diff: gone };
   }
   holdStage(run.stage);
-  return { ...result, ...reviewActions(handle, run, result) };
+  return { ...result, ...reviewActions(sandbox, handle, run, result) };
 }
 
 const settled = async () => ({ applied: [], refused: [], conflicts: [], pending: [], truncated: false });
+const gone = async () => {
+  throw new ExecError('nothing of this change set is held any more: diff() reads held changes', undefined, 'changes');
+};
 
 // apply(filter?) lands the held changes (or those the filter keeps), judged again by the rules
 // as they are now; discard() drops what is left. Either ends the hold once nothing waits.
-function reviewActions(handle, run, result) {
+function reviewActions(sandbox, handle, run, result) {
   let open = true;
   const release = async () => {
     open = false;
@@ -100,6 +104,13 @@ function reviewActions(handle, run, result) {
     },
     discard: async () => {
       if (open) await release();
+    },
+    // The unified diff of a held change to a text file (lib/changes/diff.js).
+    diff: async (p) => {
+      if (!open) return gone();
+      const change = result.pending.find((c) => c.path === p);
+      if (change === undefined) throw new TypeError(`${p} is not among the held changes`);
+      return changeDiff(sandbox, run.layers, change);
     },
   };
 }

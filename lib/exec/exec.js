@@ -395,7 +395,7 @@ async function runCommand(state, { sandbox, handle }, sandboxPaths, argv, opts, 
     result.stderr += `\nCommand timed out after ${opts.timeoutMs} ms; its processes were killed.`;
   }
   if (state.layers !== null) {
-    result.changes = await settleChanges(handle, { ...state.layers, sinceMs }, opts.changes, opts.holdAsk);
+    result.changes = await settleChanges(sandbox, handle, { ...state.layers, sinceMs }, opts.changes, opts.holdAsk);
     state.layers = null; // settled: held for review, or gone
   }
   const readOnly = [...protectedPaths, ...state.git.protect]

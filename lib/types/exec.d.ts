@@ -191,6 +191,11 @@ export interface ExecChange {
   size: number;
   /** What the place asks of a change made there, as approvalFor() answers. */
   approval: 'preApproved' | 'ask' | 'blocked';
+  /**
+   * The version (stat()'s `version` token) of what the path held on the host when the change was
+   * judged, null where it held nothing: what the change replaces.
+   */
+  replaces: string | null;
   /** Refused and conflicting changes: the file API's error code (READ_ONLY, HOST_TRUSTED, CONFLICT, ...). */
   code?: string;
   /** Refused and conflicting changes: the file API's message for it. */
@@ -218,6 +223,12 @@ export interface ExecChanges extends ExecChangesApplied {
   apply(filter?: string[] | ((change: ExecChange) => boolean)): Promise<ExecChangesApplied>;
   /** Drops what is held: the host stays as it is. */
   discard(): Promise<void>;
+  /**
+   * A unified diff of a held change to a text file ('file' or 'delete'): the host's file as the
+   * sandbox reads it now against the command's version ('' for a directory or a link; one line
+   * for a binary file or one over 1 MiB). Rejects for a path that is not held.
+   */
+  diff(path: string): Promise<string>;
 }
 
 /** golem-forge's ShellResult plus how the command ended and what confined it. */

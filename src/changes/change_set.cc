@@ -10,6 +10,7 @@
 
 #include "common/sys.h"
 #include "fs/fd_io.h"
+#include "fs/file_version.h"
 
 namespace msb::changes {
 namespace {
@@ -163,6 +164,8 @@ class Lander {
     const Change change = verdict.kind == ChangeKind::removal ? Change::remove : Change::write;
     auto approval = sandbox_.approval_for(verdict.path, change);
     verdict.approval = approval ? approval.value() : Approval::blocked;
+    if (auto was = sandbox_.stat(verdict.path))
+      verdict.replaces = version_token(was.value().version);
     if (!selected(verdict.path) || (options_.hold_ask && verdict.approval == Approval::ask)) {
       verdict.outcome = Outcome::pending;
       report.changes.push_back(std::move(verdict));

@@ -38,6 +38,9 @@ struct ChangeVerdict {
   Outcome outcome = Outcome::applied;
   Error error;                                 // refused and conflict: why
   Approval approval = Approval::pre_approved;  // what the place asks of a change made there
+  // The version of what the path held on the host when the change was judged (version_token of
+  // stat()), empty where it held nothing: what a change that lands replaces.
+  std::string replaces;
 };
 
 struct LandOptions {
