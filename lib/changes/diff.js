@@ -4,7 +4,6 @@
 // reads it now against the command's version in the run's layer (or nothing, for a removal).
 // jsdiff writes the hunks. Each side is read up to MAX_SIDE bytes; a side holding a NUL byte is
 // binary and gets one line saying so, as git prints it.
-const { createTwoFilesPatch } = require('diff');
 const { fs, path } = require('../common/builtins');
 const { isWithin } = require('../common/paths');
 
@@ -59,6 +58,8 @@ async function changeDiff(sandbox, layers, change) {
   const other = `b${change.path}`;
   if (sides.some((s) => typeof s === 'object')) return `Files ${name} and ${other} differ (over ${MAX_SIDE} bytes)\n`;
   if (sides.some((s) => s.includes('\0'))) return `Binary files ${name} and ${other} differ\n`;
+  // Loaded when a diff is asked for: nothing else of the package needs it at run time.
+  const { createTwoFilesPatch } = require('diff');
   return createTwoFilesPatch(name, change.kind === 'delete' ? '/dev/null' : other, sides[0], sides[1], '', '', { context: 3 });
 }
 

@@ -368,7 +368,7 @@ const ErrorCase kErrorCases[] = {
      "a known key (allowed: ..."},
     {"unknown_sandbox_key", Y, "sandbox:\n  readOnly: true\n", "sandbox.readOnly", 2, 3,
      "a known key (allowed: root, readonly, mounts, approval, allowedSuffixes, deniedSuffixes, "
-     "maxFileBytes, allowPseudoFilesystem, network, trustedNames, zones, mode)"},
+     "maxFileBytes, allowPseudoFilesystem, network, changes, trustedNames, zones, mode)"},
     {"unknown_mount_key", Y,
      "sandbox:\n  mounts:\n    - source: a\n      target: /a\n      readOnly: true\n",
      "sandbox.mounts[0].readOnly", 5, 7,
@@ -388,7 +388,8 @@ const ErrorCase kErrorCases[] = {
      "zones alongside mode (mode says where zones live)"},
     {"policy_key_in_zone_form", Y, "sandbox:\n  approval: {write: ask}\n  zones: {}\n",
      "sandbox.approval", 2, 3,
-     "a key of the zone form (allowed: zones, mode, root, readonly, network, trustedNames)..."},
+     "a key of the zone form (allowed: zones, mode, root, readonly, network, changes, "
+     "trustedNames)..."},
     // mounts
     {"duplicate_target", Y,
      "sandbox:\n  mounts:\n    - source: a\n      target: /data\n    - source: b\n"
