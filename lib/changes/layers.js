@@ -48,19 +48,30 @@ async function deviceOf(p) {
   return fs.promises.stat(p).then((st) => st.dev, () => null);
 }
 
+// The candidate bases as they really are, with their devices: looked up once per process.
+let bases = null;
+
+function candidatesOnce() {
+  if (bases !== null) return bases;
+  bases = [];
+  for (const base of candidateBases()) {
+    try {
+      fs.mkdirSync(base, { recursive: true, mode: 0o700 });
+      const real = fs.realpathSync(base);
+      bases.push({ real, dev: fs.statSync(real).dev });
+    } catch {
+      // not ours to use here: the next candidate
+    }
+  }
+  return bases;
+}
+
 // The base for these sources: one on the first source's filesystem that lies inside none of them.
 async function chooseBase(sources) {
-  const usable = [];
-  for (const base of candidateBases()) {
-    const real = await fs.promises.mkdir(base, { recursive: true, mode: 0o700 })
-      .then(() => fs.promises.realpath(base), () => null);
-    if (real === null || sources.some((s) => isWithin(real, s))) continue;
-    usable.push(real);
-  }
+  const usable = candidatesOnce().filter((b) => !sources.some((s) => isWithin(b.real, s)));
   if (usable.length === 0) return null;
   const wanted = sources.length > 0 ? await deviceOf(sources[0]) : null;
-  for (const base of usable) if (wanted !== null && (await deviceOf(base)) === wanted) return base;
-  return usable[0];
+  return (usable.find((b) => b.dev === wanted) || usable[0]).real;
 }
 
 /**
@@ -77,13 +88,14 @@ async function prepareLayers(sandboxPaths) {
     swept = true;
     await sweepOrphans(base);
   }
-  const stage = await fs.promises.mkdtemp(path.join(base, `${STAGE_PREFIX}${process.pid}-`));
+  // Our own private directories, a few calls: made at once rather than each through the pool.
+  const stage = fs.mkdtempSync(path.join(base, `${STAGE_PREFIX}${process.pid}-`));
   const layers = [];
   for (const [i, entry] of writable.entries()) {
-    const upper = path.join(stage, String(i), 'upper');
-    const work = path.join(stage, String(i), 'work');
-    await fs.promises.mkdir(upper, { recursive: true, mode: 0o700 });
-    await fs.promises.mkdir(work, { mode: 0o700 });
+    const upper = path.join(stage, `${i}u`);
+    const work = path.join(stage, `${i}w`);
+    fs.mkdirSync(upper, { mode: 0o700 });
+    fs.mkdirSync(work, { mode: 0o700 });
     entry.upper = upper;
     entry.work = work;
     layers.push({ upper, target: entry.target });
@@ -91,8 +103,25 @@ async function prepareLayers(sandboxPaths) {
   return { stage, layers };
 }
 
+// The stage of a run whose changes all landed: each upper directory empty of files, each work
+// directory holding only overlayfs's own empty `work` (mode 000, which rmdir does not mind).
+function removeEmptyStage(stage) {
+  try {
+    for (const name of fs.readdirSync(stage)) {
+      const dir = path.join(stage, name);
+      if (name.endsWith('w') && fs.existsSync(path.join(dir, 'work'))) fs.rmdirSync(path.join(dir, 'work'));
+      fs.rmdirSync(dir);
+    }
+    fs.rmdirSync(stage);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Removes a run's stage; true when it is gone. overlayfs leaves its work directory mode 000. */
 async function removeStage(stage) {
+  if (removeEmptyStage(stage)) return true;
   const rm = () => fs.promises.rm(stage, { recursive: true, force: true, maxRetries: 2 }).catch(() => {});
   await rm();
   if (await fs.promises.lstat(stage).then(() => false, () => true)) return true;
