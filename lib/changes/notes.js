@@ -47,7 +47,7 @@ function changesNote(changes, view) {
   if (changes.conflicts.length > 0) {
     notes.push(`Note: these files were changed by someone else while the command ran, so its changes to them were not applied (CONFLICT); read them again: ${listed(changes.conflicts, shown, false)}.`);
   }
-  if (changes.truncated) notes.push('Note: the command changed more entries than one run lands; the rest did not land.');
+  if (changes.truncated) notes.push('Note: the command changed more entries than one call judges (250,000); the rest wait until the caller applies them.');
   return notes.length === 0 ? null : notes.join('\n');
 }
 

@@ -48,7 +48,9 @@ struct LandOptions {
   bool hold_ask = false;  // changes whose place asks for approval wait (pending)
   // Only these virtual paths land (a removed directory's entries go with it); the rest wait.
   std::optional<std::set<std::string>> only;
-  std::size_t max_changes = 1'000'000;  // beyond: truncated, the rest left in the layer
+  // Beyond: truncated, the rest left in the layer for the next land_layers (apply()). Each verdict
+  // becomes an object in the caller's process: a command must not make that list unbounded.
+  std::size_t max_changes = 250'000;
 };
 
 struct LandReport {
