@@ -99,7 +99,8 @@ function reviewActions(sandbox, handle, run, result) {
       if (!open) throw new ExecError('this change set was applied or discarded already', undefined, 'changes');
       const only = selectedPaths(filter, result.pending);
       const landed = sortReport(handle, await handle.landChanges(run.layers, { sinceMs: run.sinceMs, dryRun: false, holdAsk: false, only }));
-      if (landed.pending.length === 0) await release();
+      if (landed.pending.length === 0 && !landed.truncated) await release();
+      result.pending = landed.pending; // what diff() may still show
       return landed;
     },
     discard: async () => {
