@@ -180,6 +180,12 @@ Result<Landed> Sandbox::land_file(std::string_view text, const LayerEntry& from,
   auto file = sys::open_at(from.dir_fd, from.name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
   if (!file) return file.error();
   const int file_fd = file.value().get();
+  // A file the command only touched or rewrote the same is no change, wherever it is: judged
+  // before the rules, so that it is not reported refused where nothing would change.
+  if (auto parent = open_parent(t);
+      parent && host_file_matches(parent.value().get(), t.path.parts.back(), file_fd, from.st)) {
+    return Landed::unchanged;
+  }
   if (auto st = check_write_rules(t, static_cast<std::uint64_t>(from.st.st_size)); !st)
     return st.error();
   auto opened = open_landing_dir(t, Change::write, false, rules.dry_run);
@@ -190,7 +196,7 @@ Result<Landed> Sandbox::land_file(std::string_view text, const LayerEntry& from,
   auto dir_id = file_id(dir);
   if (!dir_id) return dir_id.error();
   const Turn turn = FileTurns::shared().take(EntryKey{dir_id.value(), name});
-  if (host_file_matches(dir, name, file_fd, from.st)) return Landed::unchanged;
+  if (host_file_matches(dir, name, file_fd, from.st)) return Landed::unchanged;  // in its turn
   const auto layout = layout_turn(name);
   std::string head;
   if (is_head(name)) {

@@ -172,6 +172,19 @@ TEST_P(ChangeSetTest, ACopiedUpFileWithTheSameBytesIsNoChange) {
   EXPECT_TRUE(land(*sb, since_start()).changes.empty());
 }
 
+TEST_P(ChangeSetTest, ATrustedFileOnlyTouchedIsNoChangeNotARefusal) {
+  put_file(root_ / ".vscode" / "tasks.json", "{}");
+  ASSERT_EQ(::chmod((root_ / ".vscode/tasks.json").c_str(), 0644), 0);
+  put_file(upper_ / ".vscode" / "tasks.json", "{}");
+  ASSERT_EQ(::chmod((upper_ / ".vscode/tasks.json").c_str(), 0644), 0);
+  put_file(upper_ / ".vscode" / "evil.json", "{}");
+  auto sb = make();
+  ASSERT_TRUE(sb);
+  auto report = land(*sb, since_start());
+  EXPECT_EQ(outcomes(report),
+            (std::vector<std::pair<std::string, O>>{{"/.vscode/evil.json", O::refused}}));
+}
+
 TEST_P(ChangeSetTest, OverlayAttributesAndSetIdBitsNeverLand) {
   write_host(upper_ / "tool", "#!/bin/sh\n");
   ASSERT_EQ(::chmod((upper_ / "tool").c_str(), 04755), 0);
