@@ -354,6 +354,14 @@ describe('direct and fallback', () => {
     expect(read('a.txt')).toBe('one\n');
   });
 
+  layered('a sandbox with nothing writable runs with no layer and an empty change set', async () => {
+    const result = await sh(createMountSandbox({ root, readonly: true }), 'cat a.txt; echo x > b.txt');
+    expect(result.stdout).toBe('one\n');
+    expect(result.stderr).toMatch(/Read-only file system/);
+    expect(result.changes).toMatchObject({ mode: 'apply', applied: [], refused: [], pending: [] });
+    expect(result.enforcement.layers).not.toContain('copy-on-write');
+  });
+
   test('an unknown changes mode is a TypeError before anything runs', async () => {
     await expect(sh(createMountSandbox({ root }), 'true', { changes: 'sometimes' })).rejects.toThrow(TypeError);
   });

@@ -61,6 +61,7 @@ function selectedPaths(filter, pending) {
  * changes under 'apply' (holdAsk), the stage stays and the result can apply() or discard() them.
  */
 async function settleChanges(sandbox, handle, run, mode, holdAsk) {
+  if (run.layers.length === 0) return { mode, ...await settled(), apply: settled, discard: async () => {}, diff: gone };
   const dryRun = mode === 'review';
   const report = sortReport(handle, await handle.landChanges(run.layers, { sinceMs: run.sinceMs, dryRun, holdAsk }));
   const waiting = dryRun ? [...report.applied, ...report.pending] : report.pending;

@@ -77,11 +77,18 @@ async function chooseBase(sources) {
 /**
  * Gives each writable entry of `sandboxPaths` its layer (entry.upper, entry.work) and returns the
  * run's stage, or null (entries left as they are) where no base outside every source exists.
+ * `alsoVisible`: other host paths the command reads (hostReadPaths).
  * @param {Array<{path: string, access: string, target?: string, upper?: string, work?: string}>} sandboxPaths
+ * @param {string[]} [alsoVisible]
  */
-async function prepareLayers(sandboxPaths) {
+async function prepareLayers(sandboxPaths, alsoVisible = []) {
   const writable = sandboxPaths.filter((e) => (e.access === 'write' || e.access === 'writeKeep') && e.target !== undefined);
-  const sources = await Promise.all(writable.map((e) => fs.promises.realpath(e.path).catch(() => e.path)));
+  if (writable.length === 0) return { stage: null, layers: [] }; // nothing the command could change
+  // Never where the command could see it: inside any of the sandbox's sources, read-only ones too
+  // (it would read other runs' held changes there). The first writable source's filesystem first.
+  const real = (e) => fs.promises.realpath(e.path).catch(() => e.path);
+  const others = [...sandboxPaths.filter((e) => !writable.includes(e)), ...alsoVisible.map((p) => ({ path: p }))];
+  const sources = [...await Promise.all(writable.map(real)), ...await Promise.all(others.map(real))];
   const base = await chooseBase(sources);
   if (base === null) return null;
   if (!swept) {
@@ -121,7 +128,7 @@ function removeEmptyStage(stage) {
 
 /** Removes a run's stage; true when it is gone. overlayfs leaves its work directory mode 000. */
 async function removeStage(stage) {
-  if (removeEmptyStage(stage)) return true;
+  if (stage === null || removeEmptyStage(stage)) return true;
   const rm = () => fs.promises.rm(stage, { recursive: true, force: true, maxRetries: 2 }).catch(() => {});
   await rm();
   if (await fs.promises.lstat(stage).then(() => false, () => true)) return true;
@@ -132,6 +139,7 @@ async function removeStage(stage) {
 
 /** The same, at process exit (synchronous): for change sets held for review and never settled. */
 function removeStageNow(stage) {
+  if (stage === null) return;
   try {
     fs.rmSync(stage, { recursive: true, force: true });
   } catch {

@@ -341,7 +341,7 @@ async function runCommand(state, { sandbox, handle }, sandboxPaths, argv, opts, 
   state.mounts = await realMounts(sandboxPaths);
   const protectedPaths = opts.changes === 'direct'
     ? await directProtections(state, { sandbox, handle }, sandboxPaths, opts)
-    : await layered(state, sandbox, sandboxPaths);
+    : await layered(state, sandbox, sandboxPaths, opts.hostReadPaths);
   const launch = networkLaunch(opts.network);
   const env = await mountPointExcludes(state.mounts, state.tmp, opts.env); // untracked in git status otherwise
   const policy = launchPolicy(sandboxPaths, protectedPaths, { ...opts, env }, argv, cwd, state.tmp, launch);
@@ -443,8 +443,8 @@ async function directProtections(state, { sandbox, handle }, sandboxPaths, opts)
 // command runs; what it changed is judged after it (lib/changes/), so no scan is needed.
 // The config's own files stay bound read-only too: known without a walk, and a command that writes
 // them learns at once (EROFS) rather than after the run.
-async function layered(state, sandbox, sandboxPaths) {
-  state.layers = await prepareLayers(sandboxPaths);
+async function layered(state, sandbox, sandboxPaths, hostReadPaths) {
+  state.layers = await prepareLayers(sandboxPaths, hostReadPaths);
   if (state.layers === null) throw new LayerUnavailable('no directory outside the writable mounts can hold the layers');
   return protectedFiles(sandbox).filter((file) => fs.existsSync(file));
 }
