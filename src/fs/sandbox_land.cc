@@ -151,6 +151,13 @@ Result<std::string> head_text(int file_fd, const struct stat& st) {
   return text;
 }
 
+// The entry's turn (FileTurns), as write() takes it: no other change of it lands meanwhile.
+Result<Turn> take_turn(int dir_fd, const std::string& name) {
+  auto id = file_id(dir_fd);
+  if (!id) return id.error();
+  return FileTurns::shared().take(EntryKey{id.value(), name});
+}
+
 }  // namespace
 
 Result<std::optional<UniqueFd>> Sandbox::open_landing_dir(const Target& t, Change change,
@@ -193,9 +200,8 @@ Result<Landed> Sandbox::land_file(std::string_view text, const LayerEntry& from,
   if (!opened.value()) return Landed::landed;
   const int dir = opened.value()->get();
   const std::string& name = t.path.parts.back();
-  auto dir_id = file_id(dir);
-  if (!dir_id) return dir_id.error();
-  const Turn turn = FileTurns::shared().take(EntryKey{dir_id.value(), name});
+  auto turn = take_turn(dir, name);
+  if (!turn) return turn.error();
   if (host_file_matches(dir, name, file_fd, from.st)) return Landed::unchanged;  // in its turn
   const auto layout = layout_turn(name);
   std::string head;
@@ -235,9 +241,8 @@ Result<Landed> Sandbox::land_symlink(std::string_view text, const LayerEntry& fr
   if (!opened.value()) return Landed::landed;
   const int dir = opened.value()->get();
   const std::string& name = t.path.parts.back();
-  auto dir_id = file_id(dir);
-  if (!dir_id) return dir_id.error();
-  const Turn turn = FileTurns::shared().take(EntryKey{dir_id.value(), name});
+  auto turn = take_turn(dir, name);
+  if (!turn) return turn.error();
   auto now = sys::read_link(dir, name.c_str());
   if (now && now.value() == link.value()) return Landed::unchanged;
   const auto layout = layout_turn(name);
@@ -293,9 +298,8 @@ Result<Landed> Sandbox::land_removal(std::string_view text, const LandRules& rul
   if (!opened.value()) return Landed::unchanged;
   const int dir = opened.value()->get();
   const std::string& name = t.path.parts.back();
-  auto dir_id = file_id(dir);
-  if (!dir_id) return dir_id.error();
-  const Turn turn = FileTurns::shared().take(EntryKey{dir_id.value(), name});
+  auto turn = take_turn(dir, name);
+  if (!turn) return turn.error();
   const auto layout = layout_turn(name);
   if (auto st = check_layout_change(dir, name, git::LayoutChange::removal()); !st)
     return st.error();
