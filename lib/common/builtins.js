@@ -13,6 +13,7 @@ const http = process.getBuiltinModule?.('http') ?? require('http');
 const net = process.getBuiltinModule?.('net') ?? require('net');
 const os = process.getBuiltinModule?.('os') ?? require('os');
 const path = process.getBuiltinModule?.('path') ?? require('path');
+const stream = process.getBuiltinModule?.('stream') ?? require('stream');
 const util = process.getBuiltinModule?.('util') ?? require('util');
 
-module.exports = { childProcess, dgram, dns, fs, http, net, os, path, util };
+module.exports = { childProcess, dgram, dns, fs, http, net, os, path, stream, util };

@@ -6,8 +6,8 @@
 // connection's first bytes checked as a tunnel's are, before anything is dialled or piped.
 
 const { canonicalIp } = require('./destination');
-const { EMPTY, endSocket, pipe } = require('./sockets');
-const { readFirst, firstWaitMs, firstBytesRefusal } = require('./tunnel');
+const { EMPTY, endSocket } = require('./sockets');
+const { readFirst, firstWaitMs, firstBytesRefusal, relay } = require('./tunnel');
 const { refusalBytes } = require('./http-proxy');
 
 // One connection to captured port `port`, from the name its address stands for to its upstream.
@@ -39,7 +39,7 @@ async function capture(judging, socket, port) {
     opened.socket?.destroy();
     return socket.destroy();
   }
-  pipe(socket, opened.socket, first.bytes);
+  relay(report, socket, opened.socket, first, host, port);
 }
 
 module.exports = { capture };

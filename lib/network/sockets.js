@@ -4,6 +4,7 @@
 // while, end it, pipe it to a dialled connection, and keep a throw or a rejection in a handler
 // from reaching the caller's process (the judge runs in the agent's own process).
 
+const { stream } = require('../common/builtins');
 const { LIMITS } = require('./limits');
 
 const EMPTY = Buffer.alloc(0);
@@ -75,7 +76,9 @@ function readLine(socket) {
 }
 
 // Joins a client to its upstream both ways, `first` (what the judge read to check it) sent ahead.
-function pipe(client, upstream, first) {
+// `follow` (optional) sees each piece on its way: follow.up(chunk) returns what may go upstream,
+// or null to close both; follow.down(chunk) reads what comes back.
+function pipe(client, upstream, first, follow = null) {
   if (client.destroyed) return upstream.destroy();
   const both = () => {
     client.destroy();
@@ -85,13 +88,30 @@ function pipe(client, upstream, first) {
   upstream.once('error', both);
   client.once('close', () => upstream.end());
   upstream.once('close', () => client.end());
-  upstream.pipe(client);
+  const into = follow ? followed(follow.up, both) : upstream;
+  if (follow) into.pipe(upstream);
+  (follow ? upstream.pipe(followed(follow.down, both)) : upstream).pipe(client);
   // A client that ended its sending while the judge read its first bytes has no 'end' left
   // for pipe() to pass on.
-  if (client.readableEnded) return upstream.end(first);
-  if (first.length > 0) upstream.write(first);
-  client.pipe(upstream);
+  if (client.readableEnded) return into.end(first);
+  if (first.length > 0) into.write(first);
+  client.pipe(into);
   client.resume();
+}
+
+// A stream that passes what `see` returns for each piece (a piece itself when it returns
+// undefined); null closes the connection through `close`.
+function followed(see, close) {
+  return new stream.Transform({
+    transform(chunk, _encoding, done) {
+      const passed = see(chunk);
+      if (passed === null) {
+        close();
+        return done();
+      }
+      done(null, passed === undefined ? chunk : passed);
+    },
+  });
 }
 
 function closeServer(server) {

@@ -9,6 +9,7 @@ const { matchDestination } = require('./policy');
 const { LIMITS } = require('./limits');
 const { FirstBytes } = require('./first-bytes');
 const { listen, pipe } = require('./sockets');
+const { HandshakeFollower } = require('./tls-handshake');
 
 // Reads what the client sends first, enough to know what it is (lib/network/first-bytes.js): { kind:
 // 'tls', sni } for a whole ClientHello; 'http' for an HTTP/1.x request line (when `http`),
@@ -92,7 +93,20 @@ async function tunnel(judging, client, initial, upstream, host, port) {
     return;
   }
   if (first.kind === 'http') return judging.serveHttp(client, first.request, { host, port, spare: upstream });
-  pipe(client, upstream, first.bytes);
+  relay(judging.report, client, upstream, first, host, port);
 }
 
-module.exports = { readFirst, firstWaitMs, firstBytesRefusal, tunnel };
+// Joins a judged client to its upstream: TLS followed until its handshake can name no other
+// host (lib/network/tls-handshake.js), anything else piped as it is.
+function relay(report, client, upstream, first, host, port) {
+  if (first.kind !== 'tls') return pipe(client, upstream, first.bytes);
+  const follower = new HandshakeFollower(first.sni);
+  const up = (chunk) => {
+    const passed = follower.fromClient(chunk);
+    if (passed === null) report.refused(host, port, follower.refusal);
+    return passed;
+  };
+  pipe(client, upstream, first.bytes, { up, down: (chunk) => follower.fromServer(chunk) });
+}
+
+module.exports = { readFirst, firstWaitMs, firstBytesRefusal, tunnel, relay };

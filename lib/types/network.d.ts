@@ -27,5 +27,5 @@ export type NetworkRefusalReason =
   | 'not-allowed' | 'denied' | 'own-address' | 'unresolvable' | 'unreachable'
   | 'loopback-address' | 'private-address' | 'link-local-address' | 'metadata-address'
   | 'carrier-grade-nat-address' | 'multicast-address' | 'unspecified-address' | 'reserved-address'
-  | 'sni-mismatch' | 'bad-tls-hello' | 'bad-http-request' | 'silent-client' | 'unread-protocol'
+  | 'sni-mismatch' | 'tls-renegotiation' | 'bad-tls-hello' | 'bad-http-request' | 'silent-client' | 'unread-protocol'
   | 'bad-response' | 'unknown-address' | 'too-many-names' | 'udp' | 'unsupported-command';
