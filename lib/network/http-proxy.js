@@ -10,7 +10,8 @@ const { http } = require('../common/builtins');
 const { LIMITS } = require('./limits');
 const { parseAuthority, authorityFor } = require('./destination');
 const { REFUSALS, refusalSentence } = require('./report');
-const { EMPTY, guarded, guard, endSocket, readLine, pipe } = require('./sockets');
+const { EMPTY, guarded, guard, endSocket, readLine, pipe, closeWith } = require('./sockets');
+const { Turns } = require('./turns');
 const { tunnel } = require('./tunnel');
 
 const HOP_BY_HOP = new Set([
@@ -36,7 +37,12 @@ function connectionListed(headers) {
 }
 
 // The request headers passed on: hop-by-hop and proxy headers dropped (with those the
-// Connection header lists), Host set by the judge.
+// Connection header lists), Host set by the judge, and the body framed again. Node's parser took
+// the client's framing off (Content-Length, or chunked last in Transfer-Encoding; a request with
+// both is refused there); a body sent on with neither would be read by the origin as the next
+// request, naming whatever host it likes. So a chunked body goes on chunked, whatever the method
+// (Node's client sends no framing of its own for GET, HEAD, DELETE or OPTIONS), and
+// Content-Length, which is not hop-by-hop, goes on as it came.
 /** @param {import('http').IncomingHttpHeaders} headers @param {string} host @returns {import('http').OutgoingHttpHeaders} */
 function forwardedHeaders(headers, host) {
   const listed = connectionListed(headers);
@@ -45,8 +51,18 @@ function forwardedHeaders(headers, host) {
   for (const [name, value] of Object.entries(headers)) {
     if (!HOP_BY_HOP.has(name) && !listed.has(name) && name !== 'host') out[name] = value;
   }
+  if (headers['transfer-encoding'] !== undefined) {
+    out['transfer-encoding'] = headers['transfer-encoding'];
+    delete out['content-length'];
+  }
   out.host = host;
   return out;
+}
+
+// Whether a request carries a body: an upgrade with one is refused, since nothing of what the
+// client sends goes on before the origin has switched protocols.
+function hasBody(headers) {
+  return headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0');
 }
 
 function responseHeaders(headers) {
@@ -114,6 +130,7 @@ function proxyTarget(req) {
 
 class HttpProxy {
   #judging;
+  #turns = new Turns();
   #proxyFront;
   #captureFront;
   #captureTargets = new WeakMap();
@@ -147,18 +164,21 @@ class HttpProxy {
   #front(targetOf) {
     const front = http.createServer({ maxHeaderSize: LIMITS.headerBytes });
     front.on('request', (req, res) =>
-      guard(res, async () => {
-        const target = targetOf(req);
-        if (!('message' in target)) return this.#forward(req, res, target);
-        res.writeHead(400, 'Bad Request', { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
-        res.end(`${target.message}\n`);
-      }),
+      this.#turns.take(req.socket, res, () =>
+        guard(res, async () => {
+          const target = targetOf(req);
+          if (!('message' in target)) return this.#forward(req, res, target);
+          res.writeHead(400, 'Bad Request', { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
+          res.end(`${target.message}\n`);
+        }),
+      ),
     );
     front.on('upgrade', (req, socket, head) =>
       guard(socket, async () => {
         const target = targetOf(req);
-        if (!('message' in target)) return this.#upgrade(req, socket, head, target);
-        endSocket(socket, plainResponse(400, 'Bad Request', target.message));
+        if ('message' in target) return endSocket(socket, plainResponse(400, 'Bad Request', target.message));
+        if (hasBody(req.headers)) return endSocket(socket, plainResponse(400, 'Bad Request', 'mount-sandbox network judge: an upgrade request cannot carry a body'));
+        return this.#upgrade(req, socket, head, target);
       }),
     );
     front.timeout = LIMITS.idleMs;
@@ -188,6 +208,7 @@ class HttpProxy {
     const upstream = opened.socket;
     if (res.destroyed || req.socket.destroyed) return upstream.destroy();
     res.once('close', () => upstream.destroy());
+    closeWith(req.socket, upstream);
     const outgoing = http.request({
       method: req.method,
       path,

@@ -8,6 +8,8 @@ const LIMITS = Object.freeze({
   socksBytes: 1024,
   peekBytes: 16 * 1024,
   connections: 512,
+  // Requests one client connection may send ahead of the answer it waits for (lib/network/turns.js).
+  pipelined: 64,
   idleMs: 5 * 60 * 1000,
   // A client that waits for the server to speak first (SSH, SMTP) is piped after this long.
   firstByteMs: 300,

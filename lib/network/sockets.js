@@ -114,6 +114,14 @@ function followed(see, close) {
   });
 }
 
+// Destroys `upstream` when `client` closes: what a client connection asked for never outlives it.
+function closeWith(client, upstream) {
+  if (client.destroyed) return upstream.destroy();
+  const close = () => upstream.destroy();
+  client.once('close', close);
+  upstream.once('close', () => client.off('close', close));
+}
+
 function closeServer(server) {
   return new Promise((resolve) => {
     try {
@@ -124,4 +132,4 @@ function closeServer(server) {
   });
 }
 
-module.exports = { EMPTY, noop, guarded, guard, endSocket, listen, readLine, pipe, closeServer };
+module.exports = { EMPTY, noop, guarded, guard, endSocket, listen, readLine, pipe, closeWith, closeServer };
