@@ -270,6 +270,7 @@ class HttpProxy {
     if (opened.reason) return endSocket(socket, refusalBytes(this.#judging.policy, host, port, opened.reason));
     const upstream = opened.socket;
     if (socket.destroyed) return upstream.destroy();
+    closeWith(socket, upstream);
     const listed = connectionListed(req.headers);
     const lines = [`${req.method} ${path} HTTP/1.1`, `Host: ${authority}`];
     for (let i = 0; i < req.rawHeaders.length; i += 2) {
