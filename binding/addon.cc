@@ -68,6 +68,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("gitAfterRun", Napi::Function::New<msb_binding::GitAfterRun>(env));
   exports.Set("socketPair", Napi::Function::New<msb_binding::SocketPair>(env));
   exports.Set("receiveListeners", Napi::Function::New<msb_binding::ReceiveListeners>(env));
+  exports.Set("originalDestination", Napi::Function::New<msb_binding::OriginalDestination>(env));
   exports.Set("limits", core_limits(env));
   return exports;
 }

@@ -1,5 +1,6 @@
 #include "listeners_wrap.h"
 
+#include <arpa/inet.h>
 #include <sys/socket.h>
 
 #include <cerrno>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "common/fd_passing.h"
+#include "common/original_destination.h"
 #include "common/unique_fd.h"
 #include "operation.h"
 
@@ -58,6 +60,14 @@ class ListenersTask final : public PromiseTask<Received> {
   }
 };
 
+int descriptor_argument(const Napi::CallbackInfo& info) {
+  if (!info[0].IsNumber()) throw Napi::TypeError::New(info.Env(), "expected a descriptor");
+  const double given = info[0].As<Napi::Number>().DoubleValue();
+  if (!(given >= 0 && given <= 0x7fffffff) || given != static_cast<int>(given))
+    throw Napi::TypeError::New(info.Env(), "expected a descriptor");
+  return static_cast<int>(given);
+}
+
 }  // namespace
 
 Napi::Value SocketPair(const Napi::CallbackInfo& info) {
@@ -73,17 +83,29 @@ Napi::Value SocketPair(const Napi::CallbackInfo& info) {
 
 Napi::Value ReceiveListeners(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (!info[0].IsNumber()) throw Napi::TypeError::New(env, "expected a descriptor");
-  const double given = info[0].As<Napi::Number>().DoubleValue();
-  if (!(given >= 0 && given <= 0x7fffffff) || given != static_cast<int>(given))
-    throw Napi::TypeError::New(env, "expected a descriptor");
   // Closed when the task goes, whether or not it ever ran.
-  auto channel = std::make_shared<msb::UniqueFd>(static_cast<int>(given));
+  auto channel = std::make_shared<msb::UniqueFd>(descriptor_argument(info));
   return ListenersTask::Start(env, [channel]() -> msb::Result<Received> {
     auto received = msb::receive_all_fds(channel->get(), kReceiveTimeoutMs);
     channel->reset();
     return received;
   });
+}
+
+Napi::Value OriginalDestination(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto found = msb::original_destination(descriptor_argument(info));
+  if (!found)
+    throw Napi::Error::New(
+        env, "cannot read the connection's destination: " + failure_text(found.error()));
+  if (!found.value()) return env.Null();
+  in_addr address{htonl(found.value()->address)};
+  char text[INET_ADDRSTRLEN] = {};
+  ::inet_ntop(AF_INET, &address, text, sizeof text);
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("address", Napi::String::New(env, text));
+  out.Set("port", Napi::Number::New(env, found.value()->port));
+  return out;
 }
 
 }  // namespace msb_binding

@@ -15,4 +15,9 @@ Napi::Value SocketPair(const Napi::CallbackInfo& info);
 // every descriptor received so far closed.
 Napi::Value ReceiveListeners(const Napi::CallbackInfo& info);
 
+// originalDestination(fd) -> { address, port } | null: where a connection accepted on the
+// "redirect" listener was made to (src/common/original_destination.h); null when it was made to
+// the listener's own port. Throws an Error when fd is not an IPv4 TCP socket.
+Napi::Value OriginalDestination(const Napi::CallbackInfo& info);
+
 }  // namespace msb_binding

@@ -169,6 +169,7 @@ export interface NativeBinding {
    * Rejects with an Error on a malformed message or the timeout, closing what it received.
    */
   receiveListeners(parentFd: number): Promise<Array<{ label: string; fd: number }>>;
+  originalDestination(fd: number): { address: string; port: number } | null;
   /** The core's suffix_rule on each string: all folded, or the index of the first that is no rule. */
   foldSuffixes(written: string[]): { suffixes: string[]; invalid?: undefined } | { suffixes?: undefined; invalid: number };
   /** The index of the first suffix `name` ends with under the core's folding, or -1. */

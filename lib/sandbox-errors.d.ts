@@ -45,6 +45,7 @@ export type EnforcementLayer =
   | 'pid-namespace'
   | 'ipc-namespace'
   | 'network-namespace'
+  | 'network-every-port'
   | 'uts-namespace'
   | 'cgroup-namespace'
   | 'copy-on-write'

@@ -307,14 +307,14 @@ describe('refused destinations never reach the servers (filtered)', () => {
     await expectServersSawNothing();
   });
 
-  testNeeding(worldNeeds('curl'))('a port not allowed: http on 80 when only registry.test:443 is, TCP 7000 when only echo.test (80, 443) is', async () => {
-    const a = await world.exec(sh("curl -sS -o /dev/null -w '%{http_code}\\n' http://registry.test/p80; curl -sS --noproxy '*' http://registry.test/p80b; echo \"exit $?\""),
+  testNeeding(worldNeeds('curl'))('a port not allowed: http on 80 when only registry.test:443 is, through the proxy and without it', async () => {
+    const a = await world.exec(sh("curl -sS -o /dev/null -w '%{http_code}\\n' http://registry.test/p80; curl -sS --noproxy '*' -o /dev/null -w '%{http_code}\\n' http://registry.test/p80b; echo \"exit $?\""),
       filtered(['registry.test:443']));
     expect(a.stdout).toMatch(/^403\n/);
-    expect(a.stdout).toMatch(/exit [1-9]/);
+    // Without the proxy the judge answers too where every port is redirected to it
+    // (test/network-every-port.test.js); elsewhere nothing listens on 80 for this name.
+    expect(a.stdout).toMatch(a.enforcement.layers.includes('network-every-port') ? /\n403\nexit 0/ : /exit [1-9]/);
     expectRefused(a, 'registry.test', 80, 'not-allowed');
-    const b = await world.exec(node(tcpScript('echo.test', 7000)), filtered(['echo.test']));
-    expect(b.stdout).toMatch(/^tcp error /);
     await expectServersSawNothing();
   });
 

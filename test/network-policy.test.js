@@ -703,7 +703,7 @@ describe('addressRefusal', () => {
     [`::ffff:${v4}`, reason], [`::ffff:${hex}`, reason], [`[::FFFF:${v4}]`, reason], [`0:0:0:0:0:ffff:${hex}`, reason],
     ...(v4 === '0.0.0.0' ? [] : [[`::${v4}`, reason]]),
     [`64:ff9b::${v4}`, reason], [`64:ff9b::${hex}`, reason],
-    [`64:ff9b:1::${v4}`, reason], [`64:ff9b:1:abcd::${hex}`, reason], [`64:ff9b:1:ffff:ffff:ffff:${hex}`, reason],
+    [`64:ff9b:1::${v4}`, reason], [`64:ff9b:1:abcd::${hex}`, reason], [`64:ff9b:1:abcd:0:ffff:${hex}`, reason],
     [`2002:${hex}::`, reason], [`2002:${hex}::1`, reason], [`2002:${hex}:ffff:ffff:ffff:ffff:ffff`, reason],
   ]))('%s (embedding an IPv4 address) -> %p', (ip, reason) => {
     expect(addressRefusal(ip)).toBe(reason);

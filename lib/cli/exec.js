@@ -96,8 +96,16 @@ function networkOption(given, sandbox) {
 function networkLines(network) {
   if (network === null) return [];
   const hostPort = (d) => `${d.host}${d.port === null ? '' : `:${d.port}`}`;
-  const lines = network.allowed.map((a) => `[mount-sandbox] network: reached ${hostPort(a)} (${a.connections} connection${a.connections === 1 ? '' : 's'}, ${a.bytes} bytes)`);
-  return [...lines, ...network.denied.map((d) => `[mount-sandbox] network: refused ${hostPort(d)} (${d.reason})`)];
+  const count = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const lines = network.allowed.map((a) => `[mount-sandbox] network: reached ${hostPort(a)} (` +
+    `${a.destinations === undefined ? '' : `${count(a.destinations, 'destination')}, `}${count(a.connections, 'connection')}, ${a.bytes} bytes)`);
+  lines.push(...network.denied.map((d) => `[mount-sandbox] network: refused ${hostPort(d)} (${d.reason}${d.count > 1 ? `, ${d.count} times` : ''})`));
+  const over = network.overflow;
+  if (over !== undefined && over.refusals > 0) {
+    lines.push(`[mount-sandbox] network: refused ${count(over.refusals, 'time')} more, to ${over.exact ? '' : 'at least '}` +
+      `${count(over.denied, 'destination')} not listed (${Object.entries(over.reasons).map(([r, c]) => `${r}: ${c.refusals}`).join(', ')})`);
+  }
+  return lines;
 }
 
 // sandbox.exec()'s options from the command line's.

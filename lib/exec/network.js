@@ -7,20 +7,28 @@
 // sends leaves the machine except through a connection the judge dialled itself.
 const { dgram, fs, net } = require('../common/builtins');
 const { capturePorts, describeNetwork } = require('../network/policy');
-const { NetworkJudge, refusalSentence } = require('../network/judge');
+const { NetworkJudge } = require('../network/judge');
+const { REFUSALS, refusalSentence } = require('../network/report');
+const { STUB_NETWORK } = require('../network/dns');
 
 // Ports the proxies listen on, inside the command's namespace: the usual ones, unless an allowed
 // name is reached on one of them.
 const HTTP_PROXY_PORTS = [3128, 8118, 8888, 13128];
 const SOCKS_PORTS = [1080, 1081, 9050, 11080];
+const REDIRECT_PORTS = [15001, 15002, 15003, 15004];
 const NO_PROXY = 'localhost,127.0.0.1,::1';
 
 const firstFree = (choices, taken) => choices.find((port) => !taken.includes(port));
 
-// What the launcher makes for a policy in "filtered" mode: the `listen` key of its policy.
+// What the launcher makes for a policy in "filtered" mode: the `listen` key of its policy. The
+// redirect listener takes every TCP port of the DNS stub's addresses where the kernel lets the
+// launcher install the rule; the capture listeners serve the allowed ports where it does not.
 function listenerPlan(policy) {
   const capture = capturePorts(policy);
-  return { http: firstFree(HTTP_PROXY_PORTS, capture), socks: firstFree(SOCKS_PORTS, capture), dns: true, capture };
+  const http = firstFree(HTTP_PROXY_PORTS, capture);
+  const socks = firstFree(SOCKS_PORTS, capture);
+  const redirect = { port: firstFree(REDIRECT_PORTS, [...capture, http, socks]), ...STUB_NETWORK };
+  return { http, socks, dns: true, capture, redirect };
 }
 
 // The command's proxy variables, both cases, since clients read one or the other; Node 22.21+/24
@@ -92,15 +100,75 @@ function enforcedMode(policy, layers, listenersReceived) {
 }
 
 // What the model reads after a refusal: curl says only "CONNECT tunnel failed, response 403" and
-// Node's fetch "ENOTFOUND"; this says which destination the sandbox refused, and what it allows.
+// Node's fetch "ENOTFOUND"; this says which destinations the sandbox refused, how often in all,
+// and what it allows. Refusals of the policy and failures of allowed destinations (no DNS answer,
+// no connection) are told apart: asking for permission cannot help the second.
+const SHOWN = 5;
+const isFailure = (reason) => REFUSALS[reason]?.failed !== undefined;
+const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+// One side of the report's refusals (failures, or the policy's), counted with what overflowed:
+// its rows, connections before DNS lookups (so a flood of lookups cannot hide a refused
+// connection), and how many refusals and destinations there were in all.
+function tally(report, failures) {
+  const rows = report.denied.filter((d) => isFailure(d.reason) === failures);
+  const ordered = [...rows.filter((d) => d.port !== null), ...rows.filter((d) => d.port === null)];
+  let refusals = rows.reduce((sum, d) => sum + d.count, 0);
+  let destinations = rows.length;
+  let unlisted = 0;
+  for (const [reason, count] of Object.entries(report.overflow?.reasons ?? {})) {
+    if (isFailure(reason) !== failures) continue;
+    refusals += count.refusals;
+    destinations += count.destinations;
+    unlisted += count.refusals;
+  }
+  return { ordered, refusals, destinations, unlisted, exact: report.overflow?.exact !== false };
+}
+
+// What a note lists of one side: its first rows, and, unless each is shown and happened once,
+// how many refusals (of which kinds) there were, to how many destinations, and which are shown.
+function listed(side) {
+  const shown = side.ordered.slice(0, SHOWN).map((d) => {
+    const why = REFUSALS[d.reason]?.failed;
+    const sentence = why ? `${refusalSentence(d)} (${why})` : refusalSentence(d);
+    return d.count > 1 ? `${sentence} (${d.count} times)` : sentence;
+  });
+  const list = shown.join('; ');
+  if (side.refusals === shown.length) return { list, counted: null };
+  const kinds = new Set(side.ordered.map((d) => (d.port === null ? 'lookup' : 'connection')));
+  if (side.unlisted > 0) kinds.add('lookup').add('connection');
+  const one = side.refusals === 1 ? '' : 's';
+  const words = kinds.size === 2 ? 'connections and DNS lookups' : kinds.has('lookup') ? `DNS lookup${one}` : `connection${one}`;
+  return {
+    list,
+    counted: `${side.refusals} ${words}`,
+    destinations: `${side.exact ? '' : 'at least '}${plural(side.destinations, 'destination')}`,
+    which: shown.length === side.destinations ? '' : `; the first ${shown.length}${kinds.size === 2 ? ' (connections first)' : ''}`,
+  };
+}
+
 function refusedNote(report, policy) {
-  if (report === null || report.denied.length === 0) return null;
-  const shown = report.denied.slice(0, 5).map(refusalSentence);
-  const more = report.denied.length > 5 ? `; and ${report.denied.length - 5} more` : '';
-  const allowed = describeNetwork(policy).allow;
-  const allows = allowed.length === 0 ? 'no destination' : allowed.join(', ');
-  return `Note: the sandbox's network policy refused: ${shown.join('; ')}${more}. ` +
-    `This command may reach only ${allows}; ask the user to allow a destination it needs, or use an allowed one.`;
+  if (report === null || (report.denied.length === 0 && !report.overflow?.refusals)) return null;
+  const notes = [];
+  const refused = tally(report, false);
+  if (refused.refusals > 0) {
+    const { list, counted, destinations, which } = listed(refused);
+    const allowed = describeNetwork(policy).allow;
+    const allows = allowed.length === 0 ? 'no destination' : allowed.join(', ');
+    notes.push(`Note: the sandbox's network policy refused${counted === null ? '' : ` ${counted} to ${destinations}${which}`}: ${list}. ` +
+      `This command may reach only ${allows}; ask the user to allow a destination it needs, or use an allowed one.`);
+  }
+  const failed = tally(report, true);
+  if (failed.refusals > 0) {
+    const { list, counted, destinations, which } = listed(failed);
+    const single = failed.destinations === 1;
+    const what = counted === null
+      ? `${single ? 'this destination, but it' : 'these destinations, but they'} could not be used`
+      : `${single ? 'this destination' : destinations}, but ${counted} to ${single ? 'it' : 'them'} failed${which}`;
+    notes.push(`Note: the sandbox's network policy allows ${what}: ${list}. Asking the user to allow ${single ? 'it' : 'them'} ` +
+      'will not help: the name may be wrong, or the service down or unreachable from this machine.');
+  }
+  return notes.join('\n');
 }
 
 module.exports = { networkLaunch, startJudge, enforcedMode, refusedNote, listenerPlan, proxyEnvironment };

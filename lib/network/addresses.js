@@ -123,17 +123,41 @@ function ipv4Refusal(b) {
   return null;
 }
 
+// The IPv4 address an RFC 6052 layout puts in an address of prefix length `length` (48, 56, 64
+// or 96), skipping bits 64..71 (the "u" octet), as translators read it: the suffix is ignored.
+/** @param {number[]} g eight groups @param {48 | 56 | 64 | 96} length @returns {number[]} four bytes */
+function nat64Bytes(g, length) {
+  const bytes = g.flatMap((group) => [group >> 8, group & 0xff]);
+  if (length === 96) return bytes.slice(12, 16);
+  const start = length / 8; // the first byte of the IPv4 address; byte 8 is the u octet
+  return [...bytes.slice(start, 8), ...bytes.slice(9, 9 + 4 - (8 - start))];
+}
+
+// 64:ff9b:1::/48 is the operator's to split (RFC 8215): a translator there may use the whole /48
+// or a longer prefix inside it, and RFC 6052 places the IPv4 address by that length (/48: bits
+// 48..63 and 72..87; /56: 56..63 and 72..95; /64: 72..103; /96: the last 32 bits). Which one a
+// network uses cannot be read from an address, so it is refused when any layout yields a refused
+// IPv4 address. A 0.0.0.0/8 result counts only in the /96 layout: no translator forwards to it,
+// and under the other layouts a zero subnet ID (64:ff9b:1::/96 itself) reads as one.
+/** @param {number[]} g eight groups @returns {AddressRefusal | null} */
+function localUseRefusal(g) {
+  const found = /** @type {const} */ ([96, 64, 56, 48]).map((length) => ipv4Refusal(nat64Bytes(g, length)));
+  return found.find((refusal) => refusal !== null && refusal !== 'unspecified') ?? found[0];
+}
+
 /** @param {number[]} g eight groups @returns {AddressRefusal | null} */
 function ipv6Refusal(g) {
   const zeroUpTo = (/** @type {number} */ n) => g.slice(0, n).every((x) => x === 0);
   if (zeroUpTo(8)) return 'unspecified';
   if (zeroUpTo(7) && g[7] === 1) return 'loopback';
-  // Forms that carry an IPv4 address, judged by it: IPv4-mapped, IPv4-compatible, NAT64
-  // (64:ff9b::/96 and the local-use 64:ff9b:1::/48, its last 32 bits) and 6to4 (bits 16..47).
+  // Forms that carry an IPv4 address, judged by it: IPv4-mapped, IPv4-compatible, NAT64's
+  // well-known prefix 64:ff9b::/96 (RFC 6052: its last 32 bits), the local-use 64:ff9b:1::/48
+  // (RFC 8215: see localUseRefusal) and 6to4 (bits 16..47).
   if (isMapped(g) || zeroUpTo(6)) return ipv4Refusal(embeddedBytes(g[6], g[7]));
-  if (g[0] === 0x64 && g[1] === 0xff9b && (g[2] === 1 || (g[2] === 0 && g[3] === 0 && g[4] === 0 && g[5] === 0))) {
+  if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 0 && g[3] === 0 && g[4] === 0 && g[5] === 0) {
     return ipv4Refusal(embeddedBytes(g[6], g[7]));
   }
+  if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1) return localUseRefusal(g);
   if (g[0] === 0x2002) return ipv4Refusal(embeddedBytes(g[1], g[2]));
   if (g[0] < 0x100) return 'reserved'; // the rest of ::/8 (e.g. ::ffff:0:a.b.c.d), assigned to nothing public
   if (g[0] === 0x100 && g[1] === 0 && g[2] === 0 && g[3] === 0) return 'reserved'; // 100::/64, discard

@@ -10,11 +10,15 @@ const { EMPTY, endSocket } = require('./sockets');
 const { readFirst, firstWaitMs, firstBytesRefusal, relay } = require('./tunnel');
 const { refusalBytes } = require('./http-proxy');
 
-// One connection to captured port `port`, from the name its address stands for to its upstream.
-/** @param {import('./judge').Judging} judging */
-async function capture(judging, socket, port) {
+// One connection made to `destination` (a captured port's, or the one a redirected connection
+// was made to; null when it could not be read), from the name its address stands for to its
+// upstream.
+/** @param {import('./judge').Judging} judging @param {{ address: string | undefined, port: number } | null} destination */
+async function capture(judging, socket, destination) {
   const { policy, report, dialer, names } = judging;
-  const local = canonicalIp(socket.localAddress ?? '');
+  if (destination === null) return socket.destroy();
+  const { port } = destination;
+  const local = canonicalIp(destination.address ?? '');
   const host = local && names.nameAt(local);
   if (!host) {
     report.refused(local ?? 'unknown', port, 'unknown-address');

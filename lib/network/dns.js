@@ -90,15 +90,21 @@ function encodeResponse(query, rcode, { address = null, ttl = 60 } = {}) {
   return Buffer.concat(parts);
 }
 
+// Where NameTable's addresses lie: the launcher redirects every TCP port of this network in the
+// command's namespace to the judge (src/launcher/port_redirect.h).
+const STUB_NETWORK = Object.freeze({ network: '127.1.0.0', prefix: 16 });
+const STUB_NETWORK_NAMES = 254 * 256;
+
 // Per-name loopback addresses, stable for the table's life: 127.1.0.1, 127.1.0.2, ... (never
 // 127.0.0.1, and nothing in 127.0.0.0/16, which the command may use for its own servers), the
-// last octet kept within 1..254. At most `limit` names.
+// last octet kept within 1..254. At most `limit` names, all of them in STUB_NETWORK.
 class NameTable {
   #byName = new Map();
   #byAddress = new Map();
   #limit;
 
   constructor(limit = 4096) {
+    if (!(limit <= STUB_NETWORK_NAMES)) throw new RangeError(`NameTable: at most ${STUB_NETWORK_NAMES} names fit in 127.1.0.0/16`);
     this.#limit = limit;
   }
 
@@ -108,7 +114,7 @@ class NameTable {
     if (known) return known;
     const index = this.#byName.size;
     if (index >= this.#limit) return null;
-    const address = `127.${1 + Math.floor(index / (254 * 256))}.${Math.floor(index / 254) % 256}.${(index % 254) + 1}`;
+    const address = `127.1.${Math.floor(index / 254)}.${(index % 254) + 1}`;
     this.#byName.set(name, address);
     this.#byAddress.set(address, name);
     return address;
@@ -143,5 +149,6 @@ module.exports = {
   decodeQuery,
   encodeResponse,
   NameTable,
+  STUB_NETWORK,
   serveDns,
 };

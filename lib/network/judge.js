@@ -26,6 +26,14 @@ const { HttpProxy, originForm } = require('./http-proxy');
 const { serveSocks } = require('./socks-server');
 const { answerDns } = require('./dns-stub');
 const { capture } = require('./capture');
+const { addon } = require('../common/native');
+
+// SO_ORIGINAL_DST of a connection accepted on the redirect listener, through the addon.
+function redirectedFrom(socket) {
+  const fd = /** @type {any} */ (socket)._handle?.fd;
+  if (!Number.isInteger(fd) || fd < 0) throw new Error('the connection has no descriptor');
+  return addon().originalDestination(fd);
+}
 
 /**
  * What the judge's protocols share, handed to each explicitly.
@@ -41,12 +49,13 @@ const { capture } = require('./capture');
 class NetworkJudge {
   #judging;
   #http;
-  #report = new Report();
+  #report;
   #servers = [];
   #datagrams = [];
   #sockets = new Set();
   #clients = 0;
   #closed = false;
+  #originalDestination;
 
   /**
    * @param {{
@@ -54,15 +63,19 @@ class NetworkJudge {
    *   onRequest?: (destination: { host: string, port: number }) => boolean | Promise<boolean>,
    *   lookup?: (host: string) => Promise<string[]>,
    *   ownAddresses?: () => string[],
-   * }} options
+   *   originalDestination?: (socket: import('net').Socket) => { address: string, port: number } | null,
+   * }} options originalDestination: where a redirected connection was made (the addon's
+   *   SO_ORIGINAL_DST by default); null for one that was not redirected
    */
-  constructor({ policy, onRequest, lookup, ownAddresses }) {
+  constructor({ policy, onRequest, lookup, ownAddresses, originalDestination }) {
     if (!isNetworkPolicy(policy)) throw new TypeError('NetworkJudge: policy must come from parseNetwork()');
-    for (const [name, value] of Object.entries({ onRequest, lookup, ownAddresses })) {
+    for (const [name, value] of Object.entries({ onRequest, lookup, ownAddresses, originalDestination })) {
       if (value !== undefined && typeof value !== 'function') {
         throw new TypeError(`NetworkJudge: ${name} must be a function`);
       }
     }
+    this.#originalDestination = originalDestination ?? redirectedFrom;
+    this.#report = new Report(policy);
     const dialer = new Dialer({
       policy,
       onRequest: onRequest ?? null,
@@ -84,7 +97,7 @@ class NetworkJudge {
   }
 
   // Serves `handle` (a listening net.Server, or for 'dns' a bound dgram socket) as `label`:
-  // 'http', 'socks', 'dns' or 'capture <port>'.
+  // 'http', 'socks', 'dns', 'capture <port>' or 'redirect'.
   attach(label, handle) {
     if (this.#closed) throw new Error('NetworkJudge: attach after close');
     if (label === 'dns') {
@@ -134,9 +147,21 @@ class NetworkJudge {
     if (label === 'socks') return (socket) => guard(socket, () => serveSocks(this.#judging, socket));
     if (capturing && Number(capturing[1]) <= 65535) {
       const port = Number(capturing[1]);
-      return (socket) => guard(socket, () => capture(this.#judging, socket, port));
+      return (socket) => guard(socket, () => capture(this.#judging, socket, { address: socket.localAddress, port }));
     }
+    if (label === 'redirect') return (socket) => guard(socket, () => capture(this.#judging, socket, this.#destinationOf(socket)));
     throw new TypeError(`NetworkJudge: unknown listener label ${JSON.stringify(String(label))}`);
+  }
+
+  // Where a connection to the redirect listener was made: read back from the command's
+  // namespace (its own port where it was not redirected); null when that cannot be read.
+  #destinationOf(socket) {
+    try {
+      const original = this.#originalDestination(socket);
+      return original ?? { address: socket.localAddress, port: socket.localPort };
+    } catch {
+      return null;
+    }
   }
 
   #track(socket) {

@@ -46,8 +46,9 @@ export interface ExecOptions {
    * at all (seccomp). true: the host's network, still without its unix socket files or its
    * abstract unix sockets. An allowlist: the loopback-only namespace, with an HTTP proxy, a SOCKS5
    * proxy and a DNS stub in it served by this process, which lets through only connections to
-   * the allowed destinations (clients that ignore proxy variables reach allowed names on ports
-   * 80, 443 and any port an entry names). Must lie within the sandbox's network
+   * the allowed destinations (clients that ignore proxy variables reach allowed names on every
+   * allowed port, or where the layer 'network-every-port' is missing on 80, 443 and any port an
+   * entry names). Must lie within the sandbox's network
    * (PermissionEscalationError otherwise). Left out: the sandbox's network (false where none
    * was declared).
    */
@@ -176,9 +177,38 @@ export interface ExecEnforcement {
 
 /** What the command reached and what was refused, with an allowlist. */
 export interface ExecNetworkReport {
-  allowed: { host: string; port: number; connections: number; bytes: number }[];
-  /** port null: a name looked up (DNS) that no entry allows; count: how many times. */
+  /**
+   * A row per destination reached, for the first 256. Past them, a destination is counted in one
+   * row for the allow entry it matched (`host` as the entry writes it, `*.example.org` for a
+   * wildcard; `port` null where the entry names none), or, approved by onRequest and matching no
+   * entry, in one row for all such (`host` '*'); such rows say how many `destinations` they hold.
+   * Every connection and byte is in some row.
+   */
+  allowed: { host: string; port: number | null; connections: number; bytes: number; destinations?: number }[];
+  /**
+   * A row per destination and reason, for the first 256 connections and the first 256 DNS
+   * lookups (port null: a name looked up that no entry allows); count: how many times.
+   */
   denied: { host: string; port: number | null; reason: NetworkRefusalReason; count: number }[];
+  /** Only where some destination has no row of its own. */
+  overflow?: ExecNetworkOverflow;
+}
+
+/** What the rows of an ExecNetworkReport do not show one by one. */
+export interface ExecNetworkOverflow {
+  /** Destinations reached that are counted only in an entry's row (one with `destinations`). */
+  allowed: number;
+  /** Refused destinations with no row (past the rows of their kind), and their refusals. */
+  denied: number;
+  refusals: number;
+  /** Those refusals by reason. */
+  reasons: Partial<Record<NetworkRefusalReason, { destinations: number; refusals: number }>>;
+  /**
+   * False when the judge met more distinct destinations past the rows than it remembers (4096 of
+   * each side): the counts of destinations are then lower bounds. Connections, bytes and
+   * refusals are always exact.
+   */
+  exact: boolean;
 }
 
 /** One change a command made, as the file API's rules judged it. */

@@ -117,6 +117,7 @@ std::string_view sysop_name(SysOp op) noexcept {
     case SysOp::fsmount: return "fsmount";
     case SysOp::socketpair: return "socketpair";
     case SysOp::setsockopt: return "setsockopt";
+    case SysOp::getsockopt: return "getsockopt";
     case SysOp::bind: return "bind";
     case SysOp::listen: return "listen";
     case SysOp::sendmsg: return "sendmsg";

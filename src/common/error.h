@@ -106,6 +106,7 @@ enum class SysOp : std::uint8_t {
   fstatfs,
   socketpair,
   setsockopt,
+  getsockopt,
   bind,
   listen,
   sendmsg,

@@ -1,5 +1,6 @@
 #include "launcher/exec_policy.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -150,11 +151,36 @@ bool apply_capture(std::vector<std::uint16_t>& capture, const PolicyValue& value
   return true;
 }
 
+// {"port": <listener>, "network": "a.b.c.d", "prefix": 1..32}
+bool apply_redirect(std::optional<PortRedirect>& out, const PolicyValue& value) {
+  if (value.kind != Kind::object || value.members.size() != 3) return false;
+  PortRedirect redirect;
+  std::uint64_t prefix = 0;
+  bool network = false;
+  for (const auto& [key, item] : value.members) {
+    in_addr address{};
+    if (key == "port" && redirect.port == 0 && port_of(item)) {
+      redirect.port = *port_of(item);
+    } else if (key == "network" && !network && item.kind == Kind::string &&
+               ::inet_pton(AF_INET, item.text.c_str(), &address) == 1) {
+      redirect.network = ntohl(address.s_addr);
+      network = true;
+    } else if (key != "prefix" || prefix != 0 || !unsigned_of(item, 32, prefix) || prefix == 0) {
+      return false;
+    }
+  }
+  if (redirect.port == 0 || !network || prefix == 0) return false;
+  redirect.prefix = static_cast<std::uint8_t>(prefix);
+  out = redirect;
+  return true;
+}
+
 // No two listeners on one TCP port: the second bind would fail in the launcher.
 bool distinct_ports(const NetworkListen& listen) {
   std::vector<std::uint16_t> ports = listen.capture;
   if (listen.http) ports.push_back(*listen.http);
   if (listen.socks) ports.push_back(*listen.socks);
+  if (listen.redirect) ports.push_back(listen.redirect->port);
   std::sort(ports.begin(), ports.end());
   return std::adjacent_find(ports.begin(), ports.end()) == ports.end();
 }
@@ -172,6 +198,8 @@ bool apply_listen(std::optional<NetworkListen>& out, const PolicyValue& value) {
       (key == "http" ? listen.http : listen.socks) = port;
     } else if (key == "dns" && item.kind == Kind::boolean) {
       listen.dns = item.flag;
+    } else if (key == "redirect") {
+      if (!apply_redirect(listen.redirect, item)) return false;
     } else if (key != "capture" || !apply_capture(listen.capture, item)) {
       return false;
     }

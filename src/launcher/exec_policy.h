@@ -12,6 +12,7 @@
 #include "common/error.h"
 #include "common/exec_path.h"
 #include "common/unique_fd.h"
+#include "launcher/port_redirect.h"
 
 namespace msb {
 
@@ -28,6 +29,8 @@ struct NetworkListen {
   std::optional<std::uint16_t> socks;  // TCP 127.0.0.1:<port>, "socks"
   bool dns = false;                    // UDP 127.0.0.1:53, "dns"
   std::vector<std::uint16_t> capture;  // TCP 0.0.0.0:<port> each, "capture <port>"
+  // TCP 0.0.0.0:<port>, "redirect": every TCP port of the network brought there (port_redirect.h).
+  std::optional<PortRedirect> redirect;
 };
 
 // A label and the count of messages must fit what the receiver takes (fd_passing.h): http, socks,

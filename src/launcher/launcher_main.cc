@@ -233,7 +233,10 @@ Namespaces enter_namespaces(const msb::ExecPolicy& policy, msb::LimitedIpc& ipc,
 // Right after the namespaces are entered, while we hold the new user namespace's capabilities
 // (so ports below 1024 bind). Without a network namespace of its own the command has no network
 // at all (Landlock and seccomp refuse it sockets): only "end" is sent then, where allowed.
-void hand_over_listeners(const msb::ExecPolicy& policy, bool own_network, msb::UniqueFd& channel) {
+// Where the kernel refuses the redirect (no nf_tables or NAT here, or its modules not loaded),
+// the command reaches allowed names on the captured ports alone, and the layer says so.
+void hand_over_listeners(const msb::ExecPolicy& policy, bool own_network, msb::UniqueFd& channel,
+                         Layers& layers) {
   if (!policy.listen) return;
   if (!channel.valid()) fail(msb::LaunchStage::network_listeners, EBADF);
   std::vector<msb::Listener> listeners;
@@ -241,6 +244,12 @@ void hand_over_listeners(const msb::ExecPolicy& policy, bool own_network, msb::U
     auto opened = msb::open_listeners(*policy.listen);
     if (!opened) fail(msb::LaunchStage::network_listeners, opened.error());
     listeners = std::move(opened.value());
+    if (policy.listen->redirect) {
+      if (msb::install_port_redirect(*policy.listen->redirect))
+        layers.apply("network-every-port");
+      else
+        layers.miss("network-every-port");
+    }
   } else if (!policy.allow_weaker) {
     fail(msb::LaunchStage::network_filter_unavailable, 0);
   }
@@ -525,7 +534,7 @@ int main(int argc, char**) {
   std::optional<msb::MemoryCgroup> cgroup = join_memory_cgroup(policy);
   msb::LimitedIpc ipc;
   const Namespaces ns = enter_namespaces(policy, ipc, layers);
-  hand_over_listeners(policy, ns.network, listeners_channel);
+  hand_over_listeners(policy, ns.network, listeners_channel, layers);
   bound_shared_memory(policy, ns.entered, ipc, cgroup, layers);
   // Moves into another cgroup (one of the command's own) belong above this line: the cgroup
   // namespace is rooted where the launcher is when it is entered.

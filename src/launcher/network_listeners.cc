@@ -61,6 +61,10 @@ Result<std::vector<Listener>> open_listeners(const NetworkListen& listen) {
     if (Status s = add(out, "capture " + std::to_string(port), SOCK_STREAM, INADDR_ANY, port); !s)
       return s.error();
   }
+  if (listen.redirect) {
+    if (Status s = add(out, "redirect", SOCK_STREAM, INADDR_ANY, listen.redirect->port); !s)
+      return s.error();
+  }
   return out;
 }
 

@@ -16,7 +16,7 @@ namespace msb {
 inline constexpr int kListenersFd = 5;
 
 struct Listener {
-  std::string label;  // "http", "socks", "dns", "capture <port>"
+  std::string label;  // "http", "socks", "dns", "capture <port>", "redirect"
   UniqueFd fd;
 };
 

@@ -143,6 +143,9 @@ async function serve() {
   const fixtures = config.fixtures;
   const httpServer = http.createServer(handler('http', pkg, gitRoot));
   logConnections(httpServer, 'tcp', 80);
+  // HTTP on a port no entry names, as development servers and APIs listen.
+  const otherPort = http.createServer(handler('http', pkg, gitRoot));
+  logConnections(otherPort, 'tcp', 8080);
   const tlsOptions = {
     key: fs.readFileSync(path.join(fixtures, 'server-key.pem')),
     cert: fs.readFileSync(path.join(fixtures, 'server.pem')),
@@ -160,7 +163,7 @@ async function serve() {
   });
   const udp = dgram.createSocket('udp4');
   udp.on('message', (msg, from) => log({ kind: 'udp', port: 7000, path: msg.toString('utf8').slice(0, 60), from: from.address }));
-  await Promise.all([listenOn(httpServer, 80), listenOn(tlsServer, 443), listenOn(echo, 7000)]);
+  await Promise.all([listenOn(httpServer, 80), listenOn(otherPort, 8080), listenOn(tlsServer, 443), listenOn(echo, 7000)]);
   await new Promise((resolve) => udp.bind(7000, '0.0.0.0', resolve));
   print({ ready: true, package: PACKAGE, version: VERSION });
 }

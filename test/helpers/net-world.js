@@ -22,7 +22,7 @@
 // directly. options.approve: ['host:port'] makes an onRequest that approves exactly those
 // (result.asked lists what it was asked).
 //
-// The servers: HTTP on 80 and HTTPS on 443 (npm registry for registry.test serving the package
+// The servers: HTTP on 80 (and on 8080) and HTTPS on 443 (npm registry for registry.test serving the package
 // `hello-msb`, git over dumb HTTP for git.test at /repo.git, any other Host answered with
 // "hello from <host> <method> <path> over <http|https>"), a TCP echo and a UDP logger on 7000.
 // The runner also logs, as kind 'loopback-trap', any connection to 127.0.0.1:80 or :443 of its

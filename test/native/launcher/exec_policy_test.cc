@@ -170,6 +170,18 @@ TEST(ExecPolicy, ParsesTheListenersOfANetworkAllowlist) {
   EXPECT_FALSE(parse_exec_policy(kMinimal).value().listen.has_value());
 }
 
+TEST(ExecPolicy, ParsesTheRedirectOfEveryPort) {
+  auto policy =
+      with_listen(R"({"redirect": {"port": 15001, "network": "127.1.0.0", "prefix": 16}})");
+  ASSERT_TRUE(policy.ok());
+  const std::optional<PortRedirect>& redirect = policy.value().listen->redirect;
+  ASSERT_TRUE(redirect.has_value());
+  EXPECT_EQ(redirect->port, 15001);
+  EXPECT_EQ(redirect->network, 0x7f010000U);
+  EXPECT_EQ(redirect->prefix, 16);
+  EXPECT_FALSE(with_listen("{}").value().listen->redirect.has_value());
+}
+
 TEST(ExecPolicy, RefusesMalformedListeners) {
   std::string sixty_one = "[";
   for (int port = 1000; port < 1061; ++port)
@@ -197,6 +209,16 @@ TEST(ExecPolicy, RefusesMalformedListeners) {
       R"({"http": 1, "http": 2})",
       R"({"udp": 53})",
       R"({"capture": )" + sixty_one + "}",
+      R"({"redirect": 15001})",
+      R"({"redirect": {"port": 15001, "network": "127.1.0.0"}})",
+      R"({"redirect": {"port": 15001, "network": "127.1.0.0", "prefix": 0}})",
+      R"({"redirect": {"port": 15001, "network": "127.1.0.0", "prefix": 33}})",
+      R"({"redirect": {"port": 0, "network": "127.1.0.0", "prefix": 16}})",
+      R"({"redirect": {"port": 15001, "network": "127.1", "prefix": 16}})",
+      R"({"redirect": {"port": 15001, "network": "::1", "prefix": 16}})",
+      R"({"redirect": {"port": 15001, "network": "127.1.0.0", "prefix": 16, "x": 1}})",
+      R"({"redirect": {"port": 15001, "port": 15002, "prefix": 16}})",
+      R"({"http": 15001, "redirect": {"port": 15001, "network": "127.1.0.0", "prefix": 16}})",
   };
   for (const std::string& listen : bad) {
     auto policy = with_listen(listen);
