@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 'use strict';
 
-// Fuzzes the network judge from both sides (issue 28): a judge runs in a child process, as it
-// runs in an agent's, with its HTTP proxy, SOCKS5, DNS stub and a capture listener on loopback;
+// Fuzzes the network judge from both sides (issues 28 and 38): a judge runs in a child process,
+// as it runs in an agent's, with its HTTP proxy, SOCKS5, DNS stub, a capture listener and a
+// redirect listener on loopback (TLS handshakes followed past the first hello, pipelined and
+// chunked requests among the inputs);
 // this process throws random and mutated bytes at each of them as a command would, while the
 // origin it dials answers with random and mutated responses as a hostile server would. The child
 // must stay alive throughout (a throw out of any handler ends it) and answer an allowed request
@@ -11,6 +13,7 @@ const net = require('net');
 const dgram = require('dgram');
 const path = require('path');
 const { fork } = require('child_process');
+const { clientHello, HRR_RANDOM } = require('../test/helpers/tls-hello');
 
 const CASES = Number(process.argv[2] ?? 2000);
 let seed = Number(process.argv[3] ?? Date.now() % 2 ** 31);
@@ -42,6 +45,10 @@ function mutate(input) {
   return buf;
 }
 
+// An A query for allowed.test.
+const ALLOWED_QUERY = Buffer.concat([Buffer.from([0x12, 0x34, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0]),
+  Buffer.from([7, ...Buffer.from('allowed'), 4, ...Buffer.from('test'), 0, 0, 1, 0, 1])]);
+
 // ---- the child: a judge and nothing else ----
 
 function runJudgeChild() {
@@ -52,7 +59,11 @@ function runJudgeChild() {
     policy: parseNetwork({ allow: ['allowed.test', `allowed.test:${originPort}`, '127.0.0.1'] }),
     lookup: async (host) => (host === 'allowed.test' || host === 'other.test' ? ['127.0.0.1'] : []),
     ownAddresses: () => [],
+    // No netfilter here: a connection to the redirect listener stands for one the command made to
+    // allowed.test's address on the origin's port, or (every third) on a port no entry names.
+    originalDestination: () => ({ address: '127.1.0.1', port: redirects++ % 3 === 0 ? 9 : originPort }),
   });
+  let redirects = 0;
   const ports = {};
   const listenOn = (label, host, port) => new Promise((resolve) => {
     const server = net.createServer();
@@ -69,11 +80,21 @@ function runJudgeChild() {
     judge.attach('dns', dns);
     ports.dns = dns.address().port;
     ports.capture = await listenOn(`capture ${originPort}`, '127.1.0.1', originPort);
+    ports.redirect = await listenOn('redirect', '127.1.0.2', 0);
+    // The stub hands out 127.1.0.1 for the first name it is asked: allowed.test, here.
+    const asker = dgram.createSocket('udp4');
+    await new Promise((resolve) => {
+      asker.once('message', resolve);
+      asker.send(ALLOWED_QUERY, ports.dns, '127.0.0.1');
+    });
+    asker.close();
     process.send({ ports });
   })();
   process.on('message', (m) => {
     if (m === 'ping') process.send({ pong: true, rss: process.memoryUsage().rss });
   });
+  // The fuzzer gone (done, or failed), the judge goes too.
+  process.on('disconnect', () => process.exit(0));
 }
 
 // ---- this process: the command's side and the origin's ----
@@ -86,7 +107,14 @@ const HTTP_REQUESTS = [
   'CONNECT allowed.test:%PORT% HTTP/1.1\r\n\r\n\r\n\r\nGET / HTTP/1.1\r\nHost: evil.test\r\n\r\n',
   'GET http://allowed.test:%PORT%/ HTTP/1.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n',
 ];
-const CAPTURED = ['GET / HTTP/1.1\r\nHost: evil.test\r\n\r\n', '\r\nGET / HTTP/1.1\r\n\r\n', 'SSH-2.0-x\r\n'];
+const CAPTURED = [
+  'GET / HTTP/1.1\r\nHost: evil.test\r\n\r\n',
+  '\r\nGET / HTTP/1.1\r\n\r\n',
+  'SSH-2.0-x\r\n',
+  'GET /a HTTP/1.1\r\nHost: a\r\n\r\nGET /b HTTP/1.1\r\nHost: b\r\n\r\nHEAD /c HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc',
+  'GET /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n23\r\nGET /s HTTP/1.1\r\nHost: evil.test\r\n\r\n\r\n0\r\n\r\n',
+  'GET /ws HTTP/1.1\r\nUpgrade: x\r\nConnection: Upgrade\r\nContent-Length: 4\r\n\r\nbody',
+];
 const RESPONSES = [
   'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok',
   'HTTP/1.1 099 Weird\r\nContent-Length: 0\r\n\r\n',
@@ -96,11 +124,35 @@ const RESPONSES = [
   'HTTP/1.1 200 OK\r\nX-A: b\x7f\r\nContent-Length: 0\r\n\r\n',
 ];
 
-// A ClientHello-like record (random body) for tunnels and the capture port.
+// A ClientHello-like record (random body) for tunnels and the capture port; half the time a
+// well-formed hello naming allowed.test followed by more records (a ChangeCipherSpec, a second
+// hello naming allowed.test or evil.test, random records), which the judge follows past the
+// first hello.
 function helloLike() {
+  if (random() < 0.5) {
+    const first = clientHello({ servername: 'allowed.test', keyShare: random() < 0.5 });
+    const more = [CHANGE_CIPHER_SPEC, clientHello({ servername: pick(['allowed.test', 'evil.test']), random: first.random }).record, record(pick([0x14, 0x15, 0x16, 0x17]), bytes(Math.floor(random() * 64)))];
+    return Buffer.concat([first.record, ...more.filter(() => random() < 0.6)]);
+  }
   const body = bytes(40 + Math.floor(random() * 200));
   const msg = Buffer.concat([Buffer.from([1, 0, body.length >> 8, body.length & 0xff]), body]);
-  return Buffer.concat([Buffer.from([0x16, 3, 1, msg.length >> 8, msg.length & 0xff]), msg]);
+  return record(0x16, msg);
+}
+
+const CHANGE_CIPHER_SPEC = Buffer.from([0x14, 0x03, 0x03, 0x00, 0x01, 0x01]);
+
+function record(type, body) {
+  return Buffer.concat([Buffer.from([type, 3, 3, body.length >> 8, body.length & 0xff]), body]);
+}
+
+// What a TLS server answers a hello with: a ServerHello (a HelloRetryRequest, TLS 1.3 or 1.2),
+// then random records.
+function serverHelloLike() {
+  const randomBytes = random() < 0.4 ? HRR_RANDOM : bytes(32);
+  const versions = random() < 0.5 ? Buffer.from([0x00, 0x2b, 0x00, 0x02, 0x03, 0x04]) : Buffer.alloc(0);
+  const body = Buffer.concat([Buffer.from([3, 3]), randomBytes, Buffer.from([0, 0x13, 0x01, 0, 0, versions.length]), versions]);
+  const message = Buffer.concat([Buffer.from([2, 0, body.length >> 8, body.length & 0xff]), body]);
+  return Buffer.concat([record(0x16, message), record(pick([0x14, 0x16, 0x17]), bytes(Math.floor(random() * 64)))]);
 }
 
 function socksInput(port) {
@@ -110,9 +162,7 @@ function socksInput(port) {
 }
 
 function dnsInput() {
-  const q = Buffer.concat([Buffer.from([0x12, 0x34, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0]),
-    Buffer.from([7, ...Buffer.from('allowed'), 4, ...Buffer.from('test'), 0, 0, 1, 0, 1])]);
-  return random() < 0.3 ? bytes(Math.floor(random() * 600)) : mutate(q);
+  return random() < 0.3 ? bytes(Math.floor(random() * 600)) : mutate(ALLOWED_QUERY);
 }
 
 function startOrigin() {
@@ -120,7 +170,7 @@ function startOrigin() {
     const server = net.createServer((socket) => {
       socket.on('error', () => {});
       socket.once('data', () => {
-        const base = Buffer.from(pick(RESPONSES), 'latin1');
+        const base = random() < 0.3 ? serverHelloLike() : Buffer.from(pick(RESPONSES), 'latin1');
         const reply = random() < 0.5 ? mutate(base) : random() < 0.5 ? bytes(Math.floor(random() * 300)) : base;
         socket.end(reply);
       });
@@ -184,6 +234,7 @@ async function main() {
     () => [ports.http, '127.0.0.1', random() < 0.7 ? mutate(Buffer.from(pick(HTTP_REQUESTS).replaceAll('%PORT%', P))) : bytes(Math.floor(random() * 2000))],
     () => [ports.socks, '127.0.0.1', random() < 0.7 ? mutate(socksInput(P)) : bytes(Math.floor(random() * 300))],
     () => [ports.capture, '127.1.0.1', random() < 0.5 ? mutate(helloLike()) : mutate(Buffer.from(pick(CAPTURED)))],
+    () => [ports.redirect, '127.1.0.2', random() < 0.5 ? mutate(helloLike()) : mutate(Buffer.from(pick(CAPTURED)))],
   ];
   const client = dgram.createSocket('udp4');
   const inFlight = new Set();
