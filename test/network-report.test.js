@@ -197,7 +197,7 @@ describe('the note on refusals', () => {
     const unresolvable = { host: 'nowhere.test', port: 443, reason: 'unresolvable', count: 2 };
     expect(refusedNote({ allowed: [], denied: [unresolvable] }, policy)).toBe(
       "Note: the sandbox's network policy allows this destination, but 2 connections to it failed: " +
-        'nowhere.test:443 could not be resolved (no DNS answer) (2 times). Asking the user to allow it will not help: ' +
+        'nowhere.test:443 could not be resolved (no DNS answer; 2 times). Asking the user to allow it will not help: ' +
         'the name may be wrong, or the service down or unreachable from this machine.');
     const unreachable = { host: 'allowed.test', port: 8443, reason: 'unreachable', count: 1 };
     const both = refusedNote({ allowed: [], denied: [{ host: 'evil.test', port: 443, reason: 'not-allowed', count: 1 }, unreachable] }, policy);

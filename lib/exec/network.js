@@ -129,9 +129,8 @@ function tally(report, failures) {
 // how many refusals (of which kinds) there were, to how many destinations, and which are shown.
 function listed(side) {
   const shown = side.ordered.slice(0, SHOWN).map((d) => {
-    const why = REFUSALS[d.reason]?.failed;
-    const sentence = why ? `${refusalSentence(d)} (${why})` : refusalSentence(d);
-    return d.count > 1 ? `${sentence} (${d.count} times)` : sentence;
+    const asides = [REFUSALS[d.reason]?.failed, d.count > 1 ? `${d.count} times` : undefined].filter(Boolean);
+    return asides.length === 0 ? refusalSentence(d) : `${refusalSentence(d)} (${asides.join('; ')})`;
   });
   const list = shown.join('; ');
   if (side.refusals === shown.length) return { list, counted: null };

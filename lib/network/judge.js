@@ -4,8 +4,10 @@
 // serves the sockets the launcher made inside the command's network namespace, which is the only
 // way out of it. Every destination is judged by the policy (lib/network/policy.js) before a byte
 // leaves: an HTTP proxy (absolute-URI requests and CONNECT), SOCKS5 (CONNECT), a DNS stub that
-// resolves allowed names to per-name loopback addresses, and capture listeners on the allowed
-// ports that map those addresses back to names. An allowed name is resolved once, here, and the
+// resolves allowed names to per-name loopback addresses, and the listeners that map those
+// addresses back to names: one that every TCP port of them is redirected to (the port asked for
+// read back with SO_ORIGINAL_DST), and capture listeners on the allowed ports for where the
+// launcher could not install the redirect. An allowed name is resolved once, here, and the
 // address checked is the address dialed (no DNS rebinding onto private or local addresses).
 // Nothing the command sends (headers, bodies, credentials) is logged or kept; the report holds
 // destinations, counts and reasons only.
