@@ -9,7 +9,7 @@
 // captured ports (80, 443 and those entries name) answer.
 
 const { testNeeding } = require('./helpers');
-const { startWorld, worldNeeds } = require('./helpers/net-world');
+const { useWorld, worldNeeds } = require('./helpers/net-world');
 
 jest.setTimeout(60_000);
 
@@ -17,16 +17,7 @@ const HOSTS = { 'example.test': 'server', 'registry.test': 'server', 'echo.test'
 const filtered = (allow) => ({ network: { allow } });
 const node = (code) => ['node', '-e', code];
 
-let world;
-beforeAll(async () => {
-  if (worldNeeds() === null) world = await startWorld({ hosts: HOSTS });
-}, 90_000);
-afterAll(async () => {
-  if (world) await world.stop();
-});
-beforeEach(async () => {
-  if (world) await world.clearLog();
-});
+const world = useWorld(HOSTS);
 
 // Node's own fetch (no proxy): prints the status and body, or "fetch error <code>".
 const fetchScript = (url) => `
@@ -45,7 +36,7 @@ const everyPort = (result) => result.enforcement.layers.includes('network-every-
 
 describe('every port of an allowed name', () => {
   testNeeding(worldNeeds())("Node's fetch reaches an allowed name on 8080, with no proxy variable read", async () => {
-    const result = await world.exec(node(fetchScript('http://example.test:8080/any-port')), filtered(['example.test']));
+    const result = await world.current.exec(node(fetchScript('http://example.test:8080/any-port')), filtered(['example.test']));
     if (!everyPort(result)) {
       expect(result.enforcement.missing).toContain('network-every-port');
       expect(result.stdout).toMatch(/^fetch error ECONNREFUSED/);
@@ -57,26 +48,26 @@ describe('every port of an allowed name', () => {
   });
 
   testNeeding(worldNeeds())('a port the entry does not name is refused by the judge, with a line in the report', async () => {
-    const result = await world.exec(node(fetchScript('http://registry.test:8080/not-this-port')), filtered(['registry.test:443']));
+    const result = await world.current.exec(node(fetchScript('http://registry.test:8080/not-this-port')), filtered(['registry.test:443']));
     if (!everyPort(result)) return expect(result.enforcement.missing).toContain('network-every-port');
     expect(result.stdout).toMatch(/^403 mount-sandbox network policy: registry\.test:8080 is not in the allowlist/);
     expect(result.network.denied).toEqual([expect.objectContaining({ host: 'registry.test', port: 8080, reason: 'not-allowed' })]);
     expect(result.stderr).toContain('registry.test:8080');
-    expect(await world.serverLog()).toEqual([]);
+    expect(await world.current.serverLog()).toEqual([]);
   });
 
   testNeeding(worldNeeds())('a raw TCP client reaches a port-less entry on 7000, its bytes judged as a tunnel judges them', async () => {
-    const result = await world.exec(node(tcpScript('echo.test', 7000)), filtered(['echo.test']));
+    const result = await world.current.exec(node(tcpScript('echo.test', 7000)), filtered(['echo.test']));
     if (!everyPort(result)) return expect(result.stdout).toMatch(/^tcp error ECONNREFUSED/);
     expect(result.stdout).toMatch(/^tcp got ping/);
     expect(result.network.allowed).toEqual([expect.objectContaining({ host: 'echo.test', port: 7000 })]);
   });
 
   testNeeding(worldNeeds())('an address of the stub network the stub never gave out is refused, on any port', async () => {
-    const result = await world.exec(node(tcpScript('127.1.200.200', 9999)), filtered(['example.test']));
+    const result = await world.current.exec(node(tcpScript('127.1.200.200', 9999)), filtered(['example.test']));
     if (!everyPort(result)) return expect(result.stdout).toMatch(/^tcp error ECONNREFUSED/);
     expect(result.stdout).not.toMatch(/tcp got/);
     expect(result.network.denied).toEqual([expect.objectContaining({ host: '127.1.200.200', port: 9999, reason: 'unknown-address' })]);
-    expect(await world.serverLog()).toEqual([]);
+    expect(await world.current.serverLog()).toEqual([]);
   });
 });

@@ -8,9 +8,8 @@
 // connection, as an origin that ignores the judge's Connection: close would.
 
 const fs = require('fs');
-const http = require('http');
 const {
-  useCleanups, httpOrigin, makeJudge, attachTcp, connectTo, connectTunnel, dnsStub, readUntil, delay,
+  useCleanups, httpOrigin, makeJudge, attachTcp, connectTo, connectTunnel, dnsStub, readUntil, delay, proxySend,
 } = require('./helpers/judge-world');
 
 useCleanups();
@@ -62,25 +61,7 @@ describe('bodies framed', () => {
       req.on('data', (chunk) => (body += chunk));
       req.on('end', () => res.end(`${req.method} got ${body.length}: ${body.slice(0, 12)}`));
     });
-    // Node's client in proxy form, writing its body in pieces.
-    const send = (method, headers, pieces) =>
-      new Promise((resolve, reject) => {
-        const path = `http://allowed.test:${origin.port}/up`;
-        const req = http.request({ host: '127.0.0.1', port: proxy, method, path, headers: { host: 'allowed.test', ...headers } });
-        req.on('response', (res) => {
-          let text = '';
-          res.on('data', (chunk) => (text += chunk));
-          res.on('end', () => resolve(text));
-        });
-        req.on('error', reject);
-        (async () => {
-          for (const piece of pieces) {
-            req.write(piece);
-            await delay(20);
-          }
-          req.end();
-        })();
-      });
+    const send = (method, headers, pieces) => proxySend(proxy, `http://allowed.test:${origin.port}/up`, { method, headers, pieces });
     expect(await send('POST', { 'content-length': '11' }, ['hello world'])).toBe('POST got 11: hello world');
     expect(await send('PUT', { 'transfer-encoding': 'chunked' }, ['streamed ', 'in ', 'pieces'])).toBe('PUT got 18: streamed in ');
     expect(await send('GET', { 'content-length': '7' }, ['{"q":1}'])).toBe('GET got 7: {"q":1}');

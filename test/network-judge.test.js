@@ -20,7 +20,7 @@ const ipv6Missing = require('os').networkInterfaces().lo?.some((entry) => entry.
 const pythonMissing = spawnSync('python3', ['--version']).status === 0 ? null : 'python3 is not installed';
 
 const {
-  cleanups, useCleanups, listen, closing, tcpOrigin, httpOrigin, makeJudge, attachTcp, proxyGet, readUntil,
+  cleanups, useCleanups, listen, closing, tcpOrigin, httpOrigin, makeJudge, attachTcp, proxyGet, proxySend, readUntil,
   connectTo, connectTunnel, socksConnect, sendClientHello, delay, encodeQuery, decodeAnswer, dnsStub, captureHello,
 } = require('./helpers/judge-world');
 
@@ -57,17 +57,7 @@ describe('HTTP proxy', () => {
     });
     const judge = await makeJudge({ allow: ['allowed.test', '127.0.0.1'] });
     const proxy = await attachTcp(judge, 'http');
-    const body = await new Promise((resolve, reject) => {
-      const req = http.request({ host: '127.0.0.1', port: proxy, method: 'POST', path: `http://allowed.test:${origin.port}/upload` });
-      req.on('response', (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk) => (text += chunk));
-        res.on('end', () => resolve(text));
-      });
-      req.on('error', reject);
-      req.end(Buffer.alloc(300 * 1024, 0x61));
-    });
+    const body = await proxySend(proxy, `http://allowed.test:${origin.port}/upload`, { pieces: [Buffer.alloc(300 * 1024, 0x61)] });
     expect(body).toBe(`got ${300 * 1024} bytes`);
   });
 

@@ -6,13 +6,12 @@
 // and the report stays bounded however much junk comes. Also what the note says of allowed
 // destinations that failed (no DNS answer, no connection): asking for permission cannot help.
 
-const http = require('http');
 const { EventEmitter } = require('events');
 const { parseNetwork } = require('../lib/network/policy');
 const { Report } = require('../lib/network/report');
 const { LIMITS } = require('../lib/network/limits');
 const { refusedNote } = require('../lib/exec/network');
-const { useCleanups, httpOrigin, makeJudge, attachTcp, proxyGet, connectTunnel, dnsStub } = require('./helpers/judge-world');
+const { useCleanups, httpOrigin, makeJudge, attachTcp, proxyGet, proxySend, connectTunnel, dnsStub } = require('./helpers/judge-world');
 
 useCleanups();
 
@@ -25,20 +24,6 @@ const testLookup = async (host) => {
   return ['127.0.0.1'];
 };
 
-// A POST of `bytes` through the HTTP proxy; resolves the answer's body.
-function proxyPost(proxyPort, url, bytes) {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port: proxyPort, method: 'POST', path: url, headers: { host: new URL(url).host } });
-    req.on('response', (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => resolve(text));
-    });
-    req.on('error', reject);
-    req.end(Buffer.alloc(bytes, 0x61));
-  });
-}
 
 // Runs `work(i)` for i < count, `width` at a time.
 async function inBatches(count, width, work) {
@@ -72,7 +57,7 @@ describe('a flood of junk does not hide what the command reached or was refused'
     await inBatches(JUNK, 20, async (i) => {
       expect(await proxyGet(proxy, `http://h${i}.allowed.test:${origin.port}/`, { agent: false })).toMatchObject({ status: 200 });
     });
-    expect(await proxyPost(proxy, `http://upload.test:${origin.port}/upload`, 100_000)).toBe('got 100000 bytes');
+    expect(await proxySend(proxy, `http://upload.test:${origin.port}/upload`, { pieces: [Buffer.alloc(100_000, 0x61)] })).toBe('got 100000 bytes');
     for (let i = 0; i < 2; i++) {
       const { socket, response } = await connectTunnel(proxy, 'evil.test:443');
       expect(response).toMatch(/^HTTP\/1\.1 403 /);

@@ -115,6 +115,28 @@ function proxyGet(proxyPort, url, { headers = {}, agent } = {}) {
   });
 }
 
+// A request with a body through the HTTP proxy in proxy form, the body written piece by piece
+// (a short pause between); resolves the answer's body.
+function proxySend(proxyPort, url, { method = 'POST', headers = {}, pieces = [] } = {}) {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port: proxyPort, method, path: url, headers: { host: new URL(url).host, ...headers } });
+    req.on('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => resolve(text));
+    });
+    req.on('error', reject);
+    (async () => {
+      for (const piece of pieces) {
+        req.write(piece);
+        await delay(20);
+      }
+      req.end();
+    })();
+  });
+}
+
 // Reads from `socket` until `done(bytes)` is true; resolves the bytes (or what came before close).
 function readUntil(socket, done, ms = 5000) {
   return settleWithin(
@@ -283,7 +305,7 @@ async function captureHello(servername) {
 }
 
 module.exports = {
-  cleanups, useCleanups, listen, closing, tcpOrigin, httpOrigin, TEST_NAMES, makeJudge, attachTcp, proxyGet, readUntil,
+  cleanups, useCleanups, listen, closing, tcpOrigin, httpOrigin, TEST_NAMES, makeJudge, attachTcp, proxyGet, proxySend, readUntil,
   connectTo, connectTunnel, socksRequest, socksConnect, sendClientHello, delay, encodeQuery, decodeAnswer, dnsStub,
   captureHello,
 };

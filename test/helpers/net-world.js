@@ -157,4 +157,21 @@ async function startWorld({ hosts = {}, timeoutMs = 60_000 } = {}) {
   };
 }
 
-module.exports = { startWorld, worldNeeds, WORLD_MISSING, FIXTURES, findProgram };
+// One world for a test file's tests, started before them and stopped after, its server log cleared
+// before each: `const world = useWorld(hosts)`, then `world.current` in each test (null where
+// the world cannot be made: worldNeeds() says why).
+function useWorld(hosts) {
+  const holder = { current: null };
+  beforeAll(async () => {
+    if (worldNeeds() === null) holder.current = await startWorld({ hosts });
+  }, 90_000);
+  afterAll(async () => {
+    if (holder.current) await holder.current.stop();
+  });
+  beforeEach(async () => {
+    if (holder.current) await holder.current.clearLog();
+  });
+  return holder;
+}
+
+module.exports = { startWorld, useWorld, worldNeeds, WORLD_MISSING, FIXTURES, findProgram };
