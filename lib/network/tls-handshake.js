@@ -61,31 +61,48 @@ class RecordWalk {
   }
 }
 
-// Handshake messages gathered from the fragments of consecutive handshake records.
+// Handshake messages gathered from the fragments of consecutive handshake records. Pieces are
+// kept as they came and joined once, when a message is whole: a hello dripped one byte per record
+// costs what it costs whole.
 class Messages {
-  #bytes = EMPTY;
+  #pieces = [];
+  #length = 0;
 
   get pending() {
-    return this.#bytes.length > 0;
+    return this.#length > 0;
   }
 
   add(fragment) {
-    this.#bytes = this.#bytes.length === 0 ? fragment : Buffer.concat([this.#bytes, fragment]);
-    return this.#bytes.length <= MAX_HELD_BYTES;
+    if (fragment.length > 0) this.#pieces.push(fragment);
+    this.#length += fragment.length;
+    return this.#length <= MAX_HELD_BYTES;
   }
 
   // The whole messages gathered so far, as { type, body }, keeping a partial one.
   take() {
+    if (this.#length < 4 || this.#length < 4 + this.#firstLength()) return [];
+    const bytes = Buffer.concat(this.#pieces, this.#length);
     const whole = [];
     let at = 0;
-    while (at + 4 <= this.#bytes.length) {
-      const end = at + 4 + this.#bytes.readUIntBE(at + 1, 3);
-      if (end > this.#bytes.length) break;
-      whole.push({ type: this.#bytes[at], body: this.#bytes.subarray(at + 4, end) });
+    while (at + 4 <= bytes.length) {
+      const end = at + 4 + bytes.readUIntBE(at + 1, 3);
+      if (end > bytes.length) break;
+      whole.push({ type: bytes[at], body: bytes.subarray(at + 4, end) });
       at = end;
     }
-    this.#bytes = at === this.#bytes.length ? EMPTY : this.#bytes.subarray(at);
+    this.#pieces = at === bytes.length ? [] : [bytes.subarray(at)];
+    this.#length = bytes.length - at;
     return whole;
+  }
+
+  // The body length the first message's header gives (its first 4 bytes, across pieces).
+  #firstLength() {
+    const header = [];
+    for (const piece of this.#pieces) {
+      for (let i = 0; i < piece.length && header.length < 4; i++) header.push(piece[i]);
+      if (header.length === 4) break;
+    }
+    return (header[1] << 16) | (header[2] << 8) | header[3];
   }
 }
 
@@ -199,7 +216,10 @@ class HandshakeFollower {
     }
     // A record is passed on once every message it ends is judged; one that begins a message
     // another record finishes waits for it.
-    if (!this.#clientMessages.pending) this.#out.push(...this.#held.splice(0));
+    if (!this.#clientMessages.pending) {
+      this.#out.push(Buffer.concat(this.#held));
+      this.#held = [];
+    }
     return true;
   }
 
