@@ -159,10 +159,8 @@ describe('no name and no content forges a row', () => {
 });
 
 describe('smaller points', () => {
-  test('a lone surrogate in an exec command is an argument error, not an internal one', async () => {
-    const result = await call('exec', { command: 'echo \ud800' });
-    expect(result.isError).toBe(true);
-    expect(result.structuredContent.code).not.toBe('INTERNAL');
+  test('a lone surrogate in an exec command is refused as the message it came in, not run and not an internal error', async () => {
+    await expect(call('exec', { command: 'echo \ud800' })).rejects.toThrow(/lone UTF-16 surrogate.*nothing was done/);
   });
 
   test('a directory given to a read names list_directory', async () => {

@@ -78,14 +78,16 @@ async function run(argv, extra = {}) {
   const { createServer, allTools, checkTool, MAX_MESSAGE_BYTES } = require('./server');
   const { serveStdio, StdioServerTransport } = require('@modelcontextprotocol/server/stdio');
   const { BoundedLines } = require('./bounds/stdin');
+  const { Replies } = require('./bounds/stdout');
   const tools = extra.tools ?? allTools(sandbox);
   // A tool without its four hints is refused here, before any client connects.
   tools.forEach(checkTool);
   const options = { roots: args.roots, tools };
   // Messages over the bound are answered with an error by BoundedLines and never reach the
   // transport, whose own bound (which closes it) is therefore never met.
-  const stdin = process.stdin.pipe(new BoundedLines({ maxBytes: MAX_MESSAGE_BYTES, reply: (line) => process.stdout.write(line) }));
-  const transport = new StdioServerTransport(stdin, process.stdout, { maxBufferSize: MAX_MESSAGE_BYTES + 1024 });
+  const replies = new Replies(process.stdout);
+  const stdin = process.stdin.pipe(new BoundedLines({ maxBytes: MAX_MESSAGE_BYTES, replies }));
+  const transport = new StdioServerTransport(stdin, /** @type {any} */ (replies), { maxBufferSize: MAX_MESSAGE_BYTES + 1024 });
   serveStdio(() => createServer({ sandbox, options }), {
     transport,
     onerror: (error) => process.stderr.write(`mount-sandbox-mcp: ${error.message}\n`),

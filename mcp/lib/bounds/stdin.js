@@ -4,8 +4,12 @@
 // the SDK's stdio transport closes (and the server exits) on a message over its buffer, so lines
 // reach it only up to `maxBytes`; a longer one is dropped as it streams in (never held whole) and
 // answered with a JSON-RPC error naming the bound, and the server goes on serving. A request the
-// SDK would drop unanswered (a progress token of the wrong type) is answered here too.
+// SDK would drop unanswered (a progress token of the wrong type) is answered here too, and so is
+// one that is not valid UTF-8 or holds a lone surrogate: decoded, a 0xFF byte would become U+FFFD
+// and a path would name another file than the one sent (a\xff.txt would write a\ufffd.txt).
+// Input is taken no faster than replies drain (bounds/stdout.js).
 const { Transform } = require('stream');
+const { isUtf8 } = require('buffer');
 
 // Enough of a dropped message's start and end to find its id in (clients write it first or last).
 const HEAD_BYTES = 4096;
@@ -31,6 +35,49 @@ function badProgressToken(line) {
   return `${JSON.stringify({ jsonrpc: '2.0', id, error })}\n`;
 }
 
+// A \uD800..\uDFFF escape: only then can a parsed string hold a lone surrogate.
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/;
+
+function hasLoneSurrogate(value) {
+  if (typeof value === 'string') return !value.isWellFormed();
+  if (value === null || typeof value !== 'object') return false;
+  return Object.entries(value).some(([key, item]) => !key.isWellFormed() || hasLoneSurrogate(item));
+}
+
+// The error for a line that is not valid UTF-8, or whose strings hold a lone surrogate; null for
+// a line that is fine (or not JSON, which is the transport's to report).
+function badText(line) {
+  let problem = null;
+  if (!isUtf8(line)) {
+    const at = firstInvalidByte(line);
+    problem = `the message is not valid UTF-8 (byte 0x${line[at].toString(16).padStart(2, '0')} at offset ${at})`;
+  } else if (SURROGATE_ESCAPE.test(line.toString('latin1')) && hasLoneSurrogate(parsedOrNull(line))) {
+    problem = 'the message holds a lone UTF-16 surrogate (an unpaired \\uD800-\\uDFFF escape)';
+  }
+  if (problem === null) return null;
+  const text = line.toString('latin1');
+  const id = idIn(text.slice(0, HEAD_BYTES), text.slice(-HEAD_BYTES));
+  const message = `Refused: ${problem}. Paths, names and text must be valid Unicode; nothing was done.`;
+  return `${JSON.stringify({ jsonrpc: '2.0', id, error: { code: INVALID_PARAMS, message } })}\n`;
+}
+
+function parsedOrNull(line) {
+  try {
+    return JSON.parse(line.toString('utf8'));
+  } catch {
+    return null;
+  }
+}
+
+// Where a line stops being UTF-8: decoding replaces the first bad sequence, so the line and its
+// decoded text written back agree up to there.
+function firstInvalidByte(line) {
+  const again = Buffer.from(line.toString('utf8'), 'utf8');
+  let at = 0;
+  while (at < line.length && line[at] === again[at]) at++;
+  return Math.min(at, line.length - 1);
+}
+
 const ID = /"id"\s*:\s*("(?:[^"\\]|\\.){0,256}"|-?\d{1,16})/g;
 
 // The id of a request from the start or the end of its text, or null. Inside a string a quote is
@@ -48,13 +95,14 @@ function idIn(head, tail) {
 
 class BoundedLines extends Transform {
   /**
-   * @param {{ maxBytes: number, reply: (line: string) => void }} options `reply` writes a
-   *   whole line to the client (stdout)
+   * @param {{ maxBytes: number, replies: import('./stdout').Replies }} options where replies
+   *   go (stdout): this one's own, and the room it has, which paces the input
    */
-  constructor({ maxBytes, reply }) {
+  constructor({ maxBytes, replies }) {
     super();
     this.maxBytes = maxBytes;
-    this.reply = reply;
+    this.replies = replies;
+    this.reply = (line) => replies.write(line);
     this.length = 0; // bytes of the current line so far
     this.pieces = []; // the current line, while it fits
     this.dropping = false;
@@ -70,7 +118,7 @@ class BoundedLines extends Transform {
       this.take(chunk.subarray(at, end), newline !== -1);
       at = end;
     }
-    done();
+    this.replies.roomFor().then(() => done());
   }
 
   // A piece of the current line; `last` when it ends the line. Only whole lines that fit are
@@ -100,7 +148,7 @@ class BoundedLines extends Transform {
       this.reply(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code: INVALID_REQUEST, message } })}\n`);
     } else {
       const line = this.pieces.length === 1 ? this.pieces[0] : Buffer.concat(this.pieces);
-      const refusal = badProgressToken(line);
+      const refusal = badText(line) ?? badProgressToken(line);
       if (refusal === null) this.push(line);
       else this.reply(refusal);
     }
@@ -112,4 +160,4 @@ class BoundedLines extends Transform {
   }
 }
 
-module.exports = { BoundedLines, idIn, badProgressToken };
+module.exports = { BoundedLines, idIn, badProgressToken, badText };
