@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "errors.h"
+#include "file_type.h"
 #include "fs/glob_walk.h"
 #include "operation.h"
 #include "rules.h"
@@ -142,6 +143,7 @@ Napi::Value to_info(Napi::Env env, msb::FileInfo& info) {
   out.Set("size", Napi::Number::New(env, static_cast<double>(info.size)));
   out.Set("isDirectory", Napi::Boolean::New(env, info.is_directory));
   out.Set("isFile", Napi::Boolean::New(env, info.is_file));
+  out.Set("type", Napi::String::New(env, msb_binding::file_type_name(info.file_type)));
   out.Set("birthtimeMs", Napi::Number::New(env, info.birth_ms));
   out.Set("mtimeMs", Napi::Number::New(env, info.modified_ms));
   out.Set("version", Napi::String::New(env, msb::version_token(info.version)));

@@ -25,6 +25,8 @@ export interface NativeStat {
   birthtimeMs: number;
   mtimeMs: number;
   isDirectory: boolean;
+  /** The type statx found on the resolved descriptor (binding/sandbox_wrap.cc, file_type_name). */
+  type: 'file' | 'directory' | 'symlink' | 'fifo' | 'socket' | 'character-device' | 'block-device' | 'unknown';
   version: string;
 }
 

@@ -4,7 +4,7 @@ const { util } = require('./common/builtins');
 const { addon, isSupported } = require('./common/native');
 const errors = require('./errors/from-codes');
 const publicErrors = require('./sandbox-errors');
-const { displayText } = require('./common/display');
+const { displayText, excerpt } = require('./common/display');
 const { grep: searchGrep } = require('./search/search');
 const { globMatcher } = require('./fs/glob');
 const { normalizeConfig, approvalRule, DEFAULT_MAX_READ_BYTES } = require('./config/config');
@@ -212,6 +212,7 @@ class MountSandbox {
       createdAt: new Date(info.birthtimeMs),
       modifiedAt: new Date(info.mtimeMs),
       isDirectory: info.isDirectory,
+      type: info.type,
       version: info.version,
     }));
   }
@@ -505,6 +506,7 @@ module.exports = {
   createTestSandbox,
   globMatcher,
   displayText,
+  excerpt,
   MountSandbox,
   openat2Supported: () => addon().openat2Supported(),
   isSupported,

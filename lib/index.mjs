@@ -20,6 +20,7 @@ export const {
   createTestSandbox,
   globMatcher,
   displayText,
+  excerpt,
   MountSandbox,
   openat2Supported,
   isSupported,

@@ -27,4 +27,22 @@ function displayText(value) {
   return text.replace(UNSAFE, (c) => NAMED_ESCAPES[c] ?? escapeCode(/** @type {number} */ (c.codePointAt(0))));
 }
 
-module.exports = { displayText };
+// How much of a caller's value (a pattern, a path, a command) a message quotes.
+const EXCERPT_CHARS = 200;
+
+/**
+ * At most the first `max` characters of `value`, then "…" when there were more: what an error
+ * message quotes of what a caller sent, so that a 4 MiB pattern is not sent back whole.
+ * @param {unknown} value
+ * @param {number} [max]
+ * @returns {string}
+ */
+function excerpt(value, max = EXCERPT_CHARS) {
+  const text = String(value);
+  if (text.length <= max) return text;
+  const code = text.charCodeAt(max - 1);
+  const end = code >= 0xd800 && code <= 0xdbff ? max - 1 : max; // never half a surrogate pair
+  return `${text.slice(0, end)}…`;
+}
+
+module.exports = { displayText, excerpt, EXCERPT_CHARS };

@@ -5,6 +5,7 @@
 const classes = require('../sandbox-errors');
 const { path: nodePath } = require('../common/builtins');
 const { isWithin } = require('../common/paths');
+const { excerpt } = require('../common/display');
 
 const INVALID_PATH_TEXT = {
   relative: (p) => `Path must be absolute (start with /): ${p}`,
@@ -143,7 +144,7 @@ function errorFor(code, path, details, context) {
       return new classes.AttachmentPolicyError('maxTotalBytes',
         `total size ${details.size} bytes exceeds limit of ${details.limit} bytes.`);
     case 'INVALID_PATTERN':
-      return new classes.SandboxError(code, `Invalid glob pattern: ${path}`, path);
+      return new classes.SandboxError(code, `Invalid glob pattern: ${excerpt(path)}`, path);
     case 'READ_ONLY':
       return new classes.ReadOnlyError(path, context ? writablePathsOf(context.config()) : undefined);
     case 'PERMISSION_ESCALATION':

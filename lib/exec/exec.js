@@ -29,6 +29,7 @@ const { prepareLayers, removeStage } = require('../changes/layers');
 const { settleChanges, checkRoomToHold } = require('../changes/change-set');
 const { changesOf } = require('../changes/setting');
 const { errnoName, parseStatus, outcome } = require('./status');
+const { launchFailure } = require('./launch-failure');
 
 const typeError = (message) => new TypeError(message);
 
@@ -384,11 +385,7 @@ async function runCommand(state, { sandbox, handle }, sandboxPaths, argv, opts, 
     gitTakenOut: [],
     cleanupFailed: [],
   };
-  if (status.execErrno !== null) {
-    const notFound = status.execErrno === os.constants.errno.ENOENT;
-    result.exitCode = notFound ? 127 : 126;
-    result.stderr = notFound ? `Command not found: ${argv[0]}` : `Permission denied: ${argv[0]}`;
-  }
+  if (status.execErrno !== null) Object.assign(result, launchFailure(status.execErrno, argv, policy.env));
   if (ran.timedOut) {
     result.exitCode = -1;
     result.signal = 'SIGKILL';

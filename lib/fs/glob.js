@@ -5,6 +5,7 @@
 // costs at most the pattern's size times the path's, whatever the pattern: no backtracking.
 const { addon } = require('../common/native');
 const { SandboxError } = require('../errors/from-codes');
+const { excerpt } = require('../common/display');
 
 /**
  * @param {string} pattern "*", "?", "**", "[abc]", "{a,b}", as sandbox.glob() takes them
@@ -13,7 +14,7 @@ const { SandboxError } = require('../errors/from-codes');
 function globMatcher(pattern) {
   if (typeof pattern !== 'string') throw new TypeError('expected a string for pattern');
   const matches = addon().compileGlob(pattern);
-  if (matches === null) throw new SandboxError('INVALID_PATTERN', `Invalid glob pattern: ${pattern}`, pattern);
+  if (matches === null) throw new SandboxError('INVALID_PATTERN', `Invalid glob pattern: ${excerpt(pattern)}`, pattern);
   return (virtualPath) => {
     if (typeof virtualPath !== 'string') throw new TypeError('expected a string for virtualPath');
     return matches(virtualPath);

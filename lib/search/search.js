@@ -6,6 +6,7 @@
 // files; the promise then rejects with the signal's reason.
 const { optionsOf } = require('../common/plain');
 const { SandboxError } = require('../errors/from-codes');
+const { excerpt } = require('../common/display');
 
 const OPTION_KEYS = ['path', 'literal', 'ignoreCase', 'include', 'exclude', 'context', 'maxResults', 'maxLineBytes',
   'gitignore', 'hidden', 'maxBytes', 'maxCpuMs'];
@@ -85,7 +86,7 @@ function grepRequest(pattern, given) {
 function invalidPattern(error, pattern) {
   const message = error.index === 1
     ? 'Invalid glob in include or exclude (globs as glob() takes them: *, ?, **, [abc], {a,b})'
-    : `Invalid regular expression ${JSON.stringify(pattern)}: RE2 syntax (as ripgrep's: no backreferences or lookaround), ` +
+    : `Invalid regular expression ${JSON.stringify(excerpt(pattern))}: RE2 syntax (as ripgrep's: no backreferences or lookaround), ` +
       'and a match cannot span lines. Pass literal: true to search for the text as it is';
   const refusal = new SandboxError('INVALID_PATTERN', message);
   refusal.index = error.index;

@@ -10,6 +10,11 @@ export interface FileStat {
   modifiedAt: Date;
   isDirectory: boolean;
   /**
+   * What is there, as the descriptor the path resolved to says: a FIFO, socket or device is
+   * reported as one, never as a file.
+   */
+  type: 'file' | 'directory' | 'symlink' | 'fifo' | 'socket' | 'character-device' | 'block-device' | 'unknown';
+  /**
    * Opaque (16 hex digits): changes whenever the file is replaced or changed in place, and only
    * then. Compare it for equality, or hand it to write, writeBinary or edit as `ifVersion`.
    */

@@ -89,6 +89,11 @@ export declare function createMountSandboxAsync(config: MountSandboxConfig<strin
  */
 export declare function displayText(value: unknown): string;
 /**
+ * At most the first `max` characters of `value` (default 200), then "…" when there were more:
+ * what a message quotes of a value a caller sent, so that a 4 MiB pattern is not sent back whole.
+ */
+export declare function excerpt(value: unknown, max?: number): string;
+/**
  * A glob pattern ("*", "?", "**", "[abc]", "{a,b}", as glob() takes them) compiled by the core:
  * the function tells whether a virtual path matches, in time bounded by the pattern's size times
  * the path's. Names starting with "." match only components that start with a literal ".".

@@ -7,7 +7,7 @@
 // cancellation and progress from the request.
 const { McpServer } = require('@modelcontextprotocol/server');
 const { z } = require('zod');
-const { ok, failure } = require('./tool-result');
+const { ok, failure, capReply } = require('./tool-result');
 const { MemoryBudget } = require('./bounds/memory');
 const { narrowToRoots } = require('./roots');
 const { version } = require('../package.json');
@@ -18,6 +18,7 @@ const DEFAULT_LIMITS = Object.freeze({
   maxDepth: 10,
   maxOutputBytes: 64 * 1024,
   maxMediaBytes: 5 * 1024 * 1024,
+  maxReplyBytes: 1024 * 1024, // any reply as sent, JSON escapes counted (tool-result.js capReply)
 });
 
 // The largest JSON-RPC message the server reads (a write_file of about as much text); a larger
@@ -142,9 +143,9 @@ function createServer({ sandbox, options = {} }) {
     }, async (args, sdkCtx) => {
       try {
         const ctx = { sandbox: await view(), signal: sdkCtx.mcpReq.signal, progress: progressFor(sdkCtx), limits, memory };
-        return await tool.handler(args, ctx);
+        return capReply(await tool.handler(args, ctx), limits.maxReplyBytes);
       } catch (error) {
-        const result = failure(error);
+        const result = failure(error, args);
         if (result.structuredContent.code === 'INTERNAL') log(`${tool.name}: ${error && error.stack ? error.stack : error}`);
         return result;
       }

@@ -173,6 +173,7 @@ Result<FileInfo> stat_fd(int fd, bool cached_only) {
   info.size = sx.stx_size;
   info.is_directory = S_ISDIR(sx.stx_mode);
   info.is_file = S_ISREG(sx.stx_mode);
+  info.file_type = sx.stx_mode & S_IFMT;
   info.modified_ms = to_ms(sx.stx_mtime);
   info.birth_ms = (sx.stx_mask & STATX_BTIME) ? to_ms(sx.stx_btime) : to_ms(sx.stx_ctime);
   info.version = version_of(sx);

@@ -35,9 +35,10 @@ struct FileInfo {
   std::uint64_t size = 0;
   bool is_directory = false;
   bool is_file = false;
-  double birth_ms = 0;     // creation time where the filesystem records it, else change time
-  double modified_ms = 0;  // milliseconds since the epoch
-  FileVersion version;     // what stat() hands out as its opaque version token
+  std::uint32_t file_type = 0;  // st_mode & S_IFMT: a FIFO, socket or device as it is
+  double birth_ms = 0;          // creation time where the filesystem records it, else change time
+  double modified_ms = 0;       // milliseconds since the epoch
+  FileVersion version;          // what stat() hands out as its opaque version token
 };
 
 // A regular file opened for reading, with what fstat said when it was checked.

@@ -2,6 +2,7 @@
 // directory listings, plus the attempts that never block the JS thread. A read checks the name's
 // rules, opens the file beneath its mount, then checks its size on the opened descriptor.
 #include <fcntl.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <climits>
@@ -122,6 +123,7 @@ Result<FileInfo> Sandbox::stat(std::string_view text) const {
         table_.holds_mount_point(target.value().path)) {
       FileInfo synthetic;  // a directory that exists only because a mount lies below it
       synthetic.is_directory = true;
+      synthetic.file_type = S_IFDIR;
       return synthetic;
     }
     return fd.error();

@@ -38,7 +38,8 @@ function execDescription(network) {
     'at the end of stderr names it and why. ' +
     `${network.text} Each of stdout and stderr keeps its first bytes (a note says when output was ` +
     `cut: redirect to a file and read it in parts); the command is killed after timeoutMs (default ${DEFAULT_TIMEOUT_MS}, ` +
-    `at most ${MAX_TIMEOUT_MS}). Not interactive: stdin is given whole or is empty.`;
+    `at most ${MAX_TIMEOUT_MS}). Not interactive: stdin is given whole or is empty. A command can read the host paths ` +
+    'of its mounts in /proc/self/mountinfo; nothing else it can do with them (they lead nowhere in its view).';
 }
 
 function stream(name, text) {

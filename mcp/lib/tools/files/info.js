@@ -5,6 +5,15 @@
 // here, and what reading, writing and deleting it would do).
 const { PATHS, READ, path, virtual, text, llmMessage, normalise } = require('./common');
 
+// How a type other than a file reads in a sentence.
+const TYPE_WORDS = {
+  directory: 'directory',
+  fifo: 'FIFO (named pipe), which cannot be read or written here',
+  socket: 'socket, which cannot be read or written here',
+  'character-device': 'character device, which cannot be read or written here',
+  'block-device': 'block device, which cannot be read or written here',
+};
+
 async function getFileInfo(args, ctx) {
   const p = virtual(args.path);
   const s = await ctx.sandbox.stat(p);
@@ -12,8 +21,9 @@ async function getFileInfo(args, ctx) {
     size: s.size,
     created: s.createdAt.toISOString(),
     modified: s.modifiedAt.toISOString(),
+    type: s.type,
     isDirectory: s.isDirectory,
-    isFile: !s.isDirectory,
+    isFile: s.type === 'file',
     writable: ctx.sandbox.checkChange(p, 'write') === null,
     version: s.version,
   };
@@ -69,7 +79,9 @@ async function explainPath(args, ctx) {
     const s = await sandbox.stat(norm);
     facts.exists = true;
     facts.isDirectory = s.isDirectory;
-    lines.push(`Read: allowed. It exists: a ${s.isDirectory ? 'directory' : `file of ${s.size} bytes`}.`);
+    facts.type = s.type;
+    const what = s.type === 'file' ? `file of ${s.size} bytes` : (TYPE_WORDS[s.type] ?? s.type);
+    lines.push(`Read: allowed. It exists: a ${what}.`);
   } catch (error) {
     facts.exists = false;
     lines.push(`Read: ${error.code === 'NOT_FOUND' ? 'nothing is there yet.' : `refused: ${llmMessage(error)}`}`);
@@ -91,7 +103,8 @@ async function explainPath(args, ctx) {
 const getFileInfoTool = {
   name: 'get_file_info',
   title: 'File information',
-  description: 'Size, creation and modification times, whether it is a file or a directory, whether it is writable, ' +
+  description: 'Size, creation and modification times, its type (file, directory, symlink, fifo, socket, ' +
+    'character-device or block-device, as it is), whether it is writable, ' +
     `and its version (changes whenever the file does). ${PATHS}`,
   inputSchema: { path },
   annotations: READ,

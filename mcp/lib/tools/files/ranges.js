@@ -7,6 +7,8 @@
 // character never contains the byte 0x0A, so cutting at newlines never splits one.
 const CHUNK = 64 * 1024;
 const NEWLINE = 0x0a;
+const { fitFront, fitBack } = require('../../sent-bytes');
+
 const decoder = new TextDecoder('utf-8');
 
 function concat(chunks) {
@@ -23,19 +25,27 @@ function charBoundary(bytes, end) {
 
 // { text, bytes: how many were returned, truncated }: at most cap bytes from offset, cut after
 // the last newline when one lies in the second half (so the next read starts on a line), else at
-// a character boundary.
+// a character boundary. The cap holds on the text as sent (sent-bytes.js): text heavy in escapes
+// (NUL bytes, quotes) is cut sooner, and `escaped` says so.
 async function readRange(sandbox, path, offset, length, cap) {
   const want = Math.min(length, cap);
   const bytes = await sandbox.readBinary(path, { offset, length: want + 1 });
-  if (bytes.length <= want) return { text: decoder.decode(bytes), bytes: bytes.length, truncated: false };
-  const cappedByUser = want === length;
-  if (cappedByUser) {
-    const end = charBoundary(bytes, want) || want;
-    return { text: decoder.decode(bytes.subarray(0, end)), bytes: end, truncated: false, more: true };
+  let found;
+  if (bytes.length <= want) found = { end: bytes.length, truncated: false };
+  else if (want === length) found = { end: charBoundary(bytes, want) || want, truncated: false, more: true };
+  else {
+    let end = bytes.lastIndexOf(NEWLINE, want - 1) + 1;
+    if (end < want / 2) end = charBoundary(bytes, want);
+    found = { end, truncated: true };
   }
-  let end = bytes.lastIndexOf(NEWLINE, want - 1) + 1;
-  if (end < want / 2) end = charBoundary(bytes, want);
-  return { text: decoder.decode(bytes.subarray(0, end)), bytes: end, truncated: true };
+  const fit = fitFront(bytes, found.end, cap);
+  if (fit < found.end) {
+    let end = bytes.lastIndexOf(NEWLINE, fit - 1) + 1;
+    if (end < fit / 2) end = fit;
+    return { text: decoder.decode(bytes.subarray(0, end)), bytes: end, truncated: true, escaped: true };
+  }
+  const { end, truncated, more } = found;
+  return { text: decoder.decode(bytes.subarray(0, end)), bytes: end, truncated, ...(more ? { more } : {}) };
 }
 
 // The first n lines: { text, bytes, truncated } (truncated when they exceed cap).
@@ -59,12 +69,14 @@ async function readHead(sandbox, path, n, cap, signal) {
     total += part.length;
     if (total > cap) {
       const all = concat(chunks);
-      const end = charBoundary(all, cap);
+      const end = fitFront(all, charBoundary(all, cap), cap);
       return { text: decoder.decode(all.subarray(0, end)), bytes: end, truncated: true };
     }
     if (cut !== -1 || chunk.length < CHUNK) break;
   }
-  return { text: decoder.decode(concat(chunks)), bytes: total, truncated: false };
+  const all = concat(chunks);
+  const end = fitFront(all, all.length, cap);
+  return { text: decoder.decode(all.subarray(0, end)), bytes: end, truncated: end < all.length };
 }
 
 // The last n lines: { text, bytes, start (their offset), truncated }. A final "\n" ends the last
@@ -100,9 +112,11 @@ async function readTail(sandbox, path, n, size, cap, signal) {
     if (cut !== -1) break;
   }
   const all = concat(chunks);
-  if (all.length <= cap) return { text: decoder.decode(all), bytes: all.length, start, truncated: false };
+  // Within the cap as sent: at least as far in as the escapes need.
+  const least = fitBack(all, cap);
+  if (all.length <= cap && least === 0) return { text: decoder.decode(all), bytes: all.length, start, truncated: false };
   // Keep the end: drop whole lines from the front, or bytes up to a character boundary.
-  let from = all.length - cap;
+  let from = Math.max(all.length - cap, least);
   const nl = all.indexOf(NEWLINE, from);
   if (nl !== -1 && nl + 1 < all.length) from = nl + 1;
   else while (from < all.length && (all[from] & 0xc0) === 0x80) from++;

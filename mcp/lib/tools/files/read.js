@@ -6,6 +6,7 @@ const { z } = require('zod');
 const { displayText } = require('../../mount-sandbox');
 const { randomBytes } = require('crypto');
 const { readRange, readHead, readTail } = require('./ranges');
+const { sentBytes } = require('../../sent-bytes');
 const { PATHS, ToolArgumentError, READ, path, virtual, text, llmMessage } = require('./common');
 
 const readTextSchema = {
@@ -16,9 +17,11 @@ const readTextSchema = {
   length: z.number().int().positive().optional().describe('Most bytes to read from offset (not with head or tail)'),
 };
 
-function capNote(p, shown, from, size, cap) {
+function capNote(p, shown, from, size, cap, escaped) {
   const next = from + shown;
-  return `\n[Truncated: this is bytes ${from}-${next} of ${size}; replies are capped at ${cap} bytes. ` +
+  const why = escaped ? `${cap} bytes as sent, JSON escapes counted (this text is heavy in them: a NUL byte or ` +
+    'another control character is sent as 6 bytes)' : `${cap} bytes`;
+  return `\n[Truncated: this is bytes ${from}-${next} of ${size}; replies are capped at ${why}. ` +
     `Read the rest with read_text_file path "${p}" offset ${next} (and length up to ${cap}), or use head/tail.]`;
 }
 
@@ -32,18 +35,18 @@ async function readTextFile(args, ctx) {
   }
   if (head !== undefined) {
     const r = await readHead(ctx.sandbox, p, head, cap, ctx.signal);
-    const note = r.truncated ? `\n[Truncated: the first ${head} lines exceed ${cap} bytes. Read on with offset ${r.bytes}.]` : '';
+    const note = r.truncated ? `\n[Truncated: the first ${head} lines exceed ${cap} bytes as sent (JSON escapes counted). Read on with offset ${r.bytes}.]` : '';
     return text(r.text + note, { content: r.text, truncated: r.truncated });
   }
   const { size } = await ctx.sandbox.stat(p);
   if (tail !== undefined) {
     const r = await readTail(ctx.sandbox, p, tail, size, cap, ctx.signal);
-    const note = r.truncated ? `\n[Truncated: the last ${tail} lines exceed ${cap} bytes; this is from byte ${r.start}. Read earlier parts with offset and length.]` : '';
+    const note = r.truncated ? `\n[Truncated: the last ${tail} lines exceed ${cap} bytes as sent (JSON escapes counted); this is from byte ${r.start}. Read earlier parts with offset and length.]` : '';
     return text(r.text + note, { content: r.text, truncated: r.truncated });
   }
   const from = offset ?? 0;
   const r = await readRange(ctx.sandbox, p, from, length ?? Number.MAX_SAFE_INTEGER, cap);
-  const note = r.truncated ? capNote(p, r.bytes, from, size, cap) : '';
+  const note = r.truncated ? capNote(p, r.bytes, from, size, cap, r.escaped) : '';
   return text(r.text + note, { content: r.text, truncated: r.truncated, nextOffset: r.truncated || r.more ? from + r.bytes : null });
 }
 
@@ -74,7 +77,7 @@ async function readMultipleFiles(args, ctx) {
   const boundary = randomBytes(6).toString('hex');
   const parts = [`Each file below starts with a line "==== ${boundary} <path> ====" (the same random mark throughout); ` +
     'nothing else in this reply contains that mark.'];
-  let replyBytes = Buffer.byteLength(parts[0]);
+  let replyBytes = sentBytes(parts[0]);
   const replyCap = ctx.limits.maxReadBytes + ctx.limits.maxOutputBytes;
   const listed = args.paths.slice(0, ctx.limits.maxEntries);
   let skipped = args.paths.length - listed.length;
@@ -90,7 +93,7 @@ async function readMultipleFiles(args, ctx) {
       if (budget <= 0) block = `not read: the reply reached its ${ctx.limits.maxReadBytes}-byte cap. Read it with read_text_file.`;
       else {
         const r = await readRange(ctx.sandbox, p, 0, Number.MAX_SAFE_INTEGER, budget);
-        budget -= r.bytes;
+        budget -= sentBytes(r.text);
         const note = r.truncated ? `\n[Truncated after ${r.bytes} bytes (the reply's cap). Read the rest with read_text_file offset ${r.bytes}.]` : '';
         block = `${r.text}${note}`;
       }
@@ -98,7 +101,7 @@ async function readMultipleFiles(args, ctx) {
       block = `Error: ${llmMessage(error)}`;
     }
     const part = `==== ${boundary} ${displayText(p)} ====\n${block}`;
-    replyBytes += Buffer.byteLength(part) + 1;
+    replyBytes += sentBytes(part) + 1;
     parts.push(part);
   }
   if (skipped > 0) parts.push(`[${skipped} more paths not read: the reply holds at most ${ctx.limits.maxEntries} paths and ${replyCap} bytes; read them in another call.]`);
