@@ -59,6 +59,7 @@ export type EnforcementLayer =
   | 'memory-limit'
   | 'memory-cgroup'
   | 'shm-limit'
+  | 'tmp-limit'
   | 'cpu-limit'
   | 'no-capabilities'
   | 'namespaces'

@@ -38,7 +38,7 @@ function launcherPolicy(argv, extra = {}) {
     network: false,
     namespaces: 'prefer',
     allowWeaker: false,
-    limits: { processes: 512 }, // exec's default
+    limits: { processes: 512, tmpBytes: 2 ** 30 }, // exec's defaults
     ...extra,
   };
 }

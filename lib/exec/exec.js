@@ -247,7 +247,14 @@ function enforcedLimits(limits, layers) {
     memoryBytes,
     memoryBound,
     cpuSeconds: layers.includes('cpu-limit') ? limits.cpuSeconds : null,
+    tmpBytes: layers.includes('tmp-limit') ? tmpSize(limits) : null,
   };
+}
+
+// The size of the command's /tmp: tmpBytes, no more than memoryBytes (src/launcher/shared_memory.h).
+function tmpSize({ tmpBytes = 0, memoryBytes = 0 }) {
+  if (tmpBytes === 0 || memoryBytes === 0) return tmpBytes || memoryBytes;
+  return Math.min(tmpBytes, memoryBytes);
 }
 
 // The launcher's memory cgroup, removed once the launcher has exited (it stays in it to the end:

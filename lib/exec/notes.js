@@ -163,6 +163,18 @@ async function fileToolNote(lines, sandbox, cwd, view, context) {
   return `Note: file-tool paths are under ${view.workspace} in commands: ${where.join(', ')}.`;
 }
 
+const NO_SPACE = /No space left on device|ENOSPC/;
+
+// A write that ran out of space, where /tmp is a tmpfs of its own: most likely /tmp filled up
+// (HOME is there too, with npm's and pip's caches). Said with the size and how to change it.
+function tmpFullNote(lines, tmpBytes) {
+  if (tmpBytes === null || !lines.some((line) => NO_SPACE.test(line))) return null;
+  const mib = Math.round(tmpBytes / 2 ** 20);
+  return `Note: a write ran out of space. This command's /tmp (its HOME too) holds at most ${mib} MiB ` +
+    '(limits.tmpBytes); if that is what filled up, write large files elsewhere in the sandbox, clean up /tmp, or ' +
+    'ask the user for a larger limits.tmpBytes.';
+}
+
 /**
  * The failed command's stderr with the notes that explain it appended.
  * @param {object} result
@@ -193,6 +205,8 @@ async function guidingNotes(result, sandbox, cwd, view, context) {
   }
   const fileTool = await fileToolNote(otherLines, sandbox, cwd, view, context);
   if (fileTool !== null) notes.push(fileTool);
+  const full = tmpFullNote(lines, result.enforcement.limits.tmpBytes);
+  if (full !== null) notes.push(full);
   return notes.length === 0 ? result.stderr : `${result.stderr.replace(/\n$/, '')}\n\n${notes.join('\n')}\n`;
 }
 

@@ -25,7 +25,12 @@ const OPTIONS = [
   'allowWeakerEnforcement', 'hostReadPaths', 'workspace', 'limits', 'protectGit', 'grant', 'onRequest',
   'signal', 'protectSharedLinks', 'changes', 'holdAsk',
 ];
-const LIMITS = ['processes', 'memoryBytes', 'cpuSeconds'];
+const LIMITS = ['processes', 'memoryBytes', 'cpuSeconds', 'tmpBytes'];
+// The command's /tmp (its HOME too): a tmpfs of this size, so that a command cannot fill the
+// host's disk through it. 1 GiB holds what agents put there (npm's and pip's caches of a project,
+// a build's objects, a cloned repository) and is memory only as far as it is used. 0: the host's
+// disk, unbounded.
+const DEFAULT_TMP_BYTES = 2 ** 30;
 const NAMESPACE_MODES = ['require', 'prefer', 'off'];
 // What becomes of a command's changes (docs/exec.md): landed after it by the file API's rules,
 // held for review, or written straight to the host as it runs.
@@ -117,14 +122,14 @@ function checkHostPlaces(hostReadPaths, workspace) {
 }
 
 function checkLimits(limits) {
-  if (limits === undefined) return { processes: DEFAULT_PROCESSES };
+  if (limits === undefined) return { processes: DEFAULT_PROCESSES, tmpBytes: DEFAULT_TMP_BYTES };
   if (limits === null || typeof limits !== 'object' || Array.isArray(limits)) {
-    throw new TypeError('expected an object for limits, like { processes: 256, memoryBytes: 2 ** 31, cpuSeconds: 60 }');
+    throw new TypeError('expected an object for limits, like { processes: 256, memoryBytes: 2 ** 31, cpuSeconds: 60, tmpBytes: 2 ** 30 }');
   }
   for (const key of Object.keys(limits)) {
     if (!LIMITS.includes(key)) throw new TypeError(`unknown limit "${key}" (allowed: ${LIMITS.join(', ')})`);
   }
-  const out = { processes: DEFAULT_PROCESSES };
+  const out = { processes: DEFAULT_PROCESSES, tmpBytes: DEFAULT_TMP_BYTES };
   if (limits.processes !== undefined) {
     if (!Number.isSafeInteger(limits.processes) || limits.processes < MIN_PROCESSES || limits.processes > MAX_PROCESSES) {
       throw new RangeError(`expected an integer from ${MIN_PROCESSES} (the kernel's floor) to ${MAX_PROCESSES} for limits.processes, got ${String(limits.processes)}`);
@@ -133,6 +138,8 @@ function checkLimits(limits) {
   }
   if (limits.memoryBytes !== undefined) out.memoryBytes = boundedInteger(limits.memoryBytes, 'limits.memoryBytes', 0, Number.MAX_SAFE_INTEGER);
   if (limits.cpuSeconds !== undefined) out.cpuSeconds = boundedInteger(limits.cpuSeconds, 'limits.cpuSeconds', 0, 2 ** 30);
+  if (limits.tmpBytes === 0) out.tmpBytes = 0; // the host's disk, asked for by name
+  else if (limits.tmpBytes !== undefined) out.tmpBytes = boundedInteger(limits.tmpBytes, 'limits.tmpBytes', 0, Number.MAX_SAFE_INTEGER);
   return out;
 }
 

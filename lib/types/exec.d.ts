@@ -138,6 +138,13 @@ export interface ExecLimits {
   memoryBytes?: number;
   /** CPU seconds of each process (RLIMIT_CPU); the timeout bounds the whole command. */
   cpuSeconds?: number;
+  /**
+   * The size of the command's `/tmp` (also its `HOME`), a tmpfs: past it, writes there fail with
+   * ENOSPC (a note says so). No more than memoryBytes where that is given. 0: the host's disk,
+   * unbounded. Only with the namespace layer (`'tmp-limit'` in `enforcement.layers`).
+   * @default 1073741824 (1 GiB)
+   */
+  tmpBytes?: number;
 }
 
 /** The limits in force, null where none was asked for or the kernel could not apply it. */
@@ -151,6 +158,8 @@ export interface ExecLimitsEnforced {
    */
   memoryBound: 'cgroup' | 'private-memory' | null;
   cpuSeconds: number | null;
+  /** The size of the command's `/tmp`, where it is a tmpfs of its own. */
+  tmpBytes: number | null;
 }
 
 /** Where the command saw the sandbox (its root was built for it). */

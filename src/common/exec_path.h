@@ -47,6 +47,7 @@ struct ExecLimits {
   unsigned processes = 0;          // processes and threads together
   std::uint64_t memory_bytes = 0;  // data segment of each process (RLIMIT_DATA)
   unsigned cpu_seconds = 0;        // CPU time of each process (RLIMIT_CPU)
+  std::uint64_t tmp_bytes = 0;     // the size of the command's /tmp (a tmpfs); 0: unbounded
 };
 
 }  // namespace msb

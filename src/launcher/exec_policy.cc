@@ -121,6 +121,8 @@ bool apply_limits(ExecLimits& limits, const PolicyValue& value) {
       limits.memory_bytes = n;
     } else if (key == "cpuSeconds" && unsigned_of(item, 1U << 30, n)) {
       limits.cpu_seconds = static_cast<unsigned>(n);
+    } else if (key == "tmpBytes" && unsigned_of(item, UINT64_MAX, n)) {
+      limits.tmp_bytes = n;
     } else {
       return false;
     }

@@ -295,8 +295,16 @@ void bound_shared_memory(msb::ExecPolicy& policy, bool entered, const msb::Limit
     layers.apply("shm-limit");
   else
     layers.miss("shm-limit");
+}
+
+// The command's /tmp on a tmpfs of its size (tmpBytes, memoryBytes): only in a mount namespace
+// of its own; without one it is the host directory, unbounded, and the layer says so.
+void bound_tmp(const msb::ExecPolicy& policy, bool entered, Layers& layers) {
+  if (msb::tmp_size(policy.limits) == 0) return;
+  if (!entered) return layers.miss("tmp-limit");
   if (msb::Status covered = msb::put_tmp_on_tmpfs(policy); !covered)
     fail(msb::LaunchStage::root, covered.error());
+  layers.apply("tmp-limit");
 }
 
 // Last of the namespaces: its root is the cgroup the launcher is in when it is made.
@@ -536,6 +544,7 @@ int main(int argc, char**) {
   const Namespaces ns = enter_namespaces(policy, ipc, layers);
   hand_over_listeners(policy, ns.network, listeners_channel, layers);
   bound_shared_memory(policy, ns.entered, ipc, cgroup, layers);
+  bound_tmp(policy, ns.entered, layers);
   // Moves into another cgroup (one of the command's own) belong above this line: the cgroup
   // namespace is rooted where the launcher is when it is entered.
   if (ns.entered) enter_cgroup_namespace(layers);

@@ -48,11 +48,18 @@ std::string shm_tmpfs_size(std::uint64_t memory_bytes) {
   return "size=" + std::to_string(bytes);
 }
 
+std::uint64_t tmp_size(const ExecLimits& limits) {
+  if (limits.tmp_bytes == 0) return limits.memory_bytes;
+  if (limits.memory_bytes == 0) return limits.tmp_bytes;
+  return std::min(limits.tmp_bytes, limits.memory_bytes);
+}
+
 Status put_tmp_on_tmpfs(const ExecPolicy& policy) {
-  if (policy.limits.memory_bytes == 0) return ok_status();
+  const std::uint64_t size = tmp_size(policy.limits);
+  if (size == 0) return ok_status();
   for (const ExecPath& entry : policy.paths) {
     if (entry.target != "/tmp" || entry.access != PathAccess::write) continue;
-    const std::string options = "mode=0700,size=" + std::to_string(policy.limits.memory_bytes);
+    const std::string options = "mode=0700,size=" + std::to_string(size);
     if (::mount("tmpfs", entry.path.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, options.c_str()) != 0)
       return sys_failure(SysOp::mount, errno);
   }

@@ -14,11 +14,15 @@ namespace msb {
 // The mount options' size of the command's /dev/shm: 64 MiB, or memoryBytes when that is smaller.
 std::string shm_tmpfs_size(std::uint64_t memory_bytes);
 
-// In the command's new mount namespace, before the policy's paths are opened: with a memory
-// limit, the private temp directory (the path placed at /tmp) is covered by a tmpfs of
-// memoryBytes, so that what the command writes there is counted like memory (a cgroup charges its
-// pages, and without one the size caps them) rather than filling the host's disk or its /tmp.
-// The host's directory stays empty. Fails with io_error (sys_errno).
+// The size of the command's /tmp: tmpBytes, no more than memoryBytes where that is given too;
+// 0 (neither given) leaves /tmp the host's directory.
+std::uint64_t tmp_size(const ExecLimits& limits);
+
+// In the command's new mount namespace, before the policy's paths are opened: the private temp
+// directory (the path placed at /tmp) is covered by a tmpfs of tmp_size(), so that what the
+// command writes there is bounded and counted like memory (a cgroup charges its pages, and
+// without one the size caps them) rather than filling the host's disk. The host's directory
+// stays empty. Nothing where tmp_size() is 0. Fails with io_error (sys_errno).
 Status put_tmp_on_tmpfs(const ExecPolicy& policy);
 
 // In the command's new IPC namespace: shmmax (one segment) and shmall (all segments) at

@@ -31,8 +31,8 @@ function execDescription(network) {
     'stdout and stderr. How paths map: the sandbox\'s virtual path /x is /workspace/x inside commands; ' +
     'a command starts in cwd (a virtual directory, default /, which is /workspace), so relative paths work ' +
     'unchanged. Read-only mounts stay read-only; nothing outside the sandbox exists for the command except ' +
-    'read-only system directories (/usr, /bin, /lib, a minimal /etc); /tmp (also $HOME) is private and removed ' +
-    'after each command, so keep what should last under /workspace. What the command changes under /workspace ' +
+    'read-only system directories (/usr, /bin, /lib, a minimal /etc); /tmp (also $HOME) is private, holds at most 1 GiB ' +
+    '(past it, writes fail with ENOSPC) and is removed after each command, so keep what should last under /workspace. What the command changes under /workspace ' +
     'lands on the project when it ends, each change judged by the rules the file tools obey: a change they refuse ' +
     '(a file the host trusts, a read-only place, a file someone else changed meanwhile) does not land, and a note ' +
     'at the end of stderr names it and why. ' +
