@@ -87,7 +87,7 @@ function runtimeDefaults() {
         changes: exec.changes,
         holdAsk: exec.holdAsk,
       },
-      ExecLimits: { processes: exec.limits.processes },
+      ExecLimits: { processes: exec.limits.processes, tmpBytes: exec.limits.tmpBytes },
       GrepOptions: {
         path: grep.path,
         literal: grep.native.literal,

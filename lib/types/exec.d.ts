@@ -142,7 +142,7 @@ export interface ExecLimits {
    * The size of the command's `/tmp` (also its `HOME`), a tmpfs: past it, writes there fail with
    * ENOSPC (a note says so). No more than memoryBytes where that is given. 0: the host's disk,
    * unbounded. Only with the namespace layer (`'tmp-limit'` in `enforcement.layers`).
-   * @default 1073741824 (1 GiB)
+   * @default 1073741824
    */
   tmpBytes?: number;
 }

@@ -21,8 +21,9 @@ std::uint64_t tmp_size(const ExecLimits& limits);
 // In the command's new mount namespace, before the policy's paths are opened: the private temp
 // directory (the path placed at /tmp) is covered by a tmpfs of tmp_size(), so that what the
 // command writes there is bounded and counted like memory (a cgroup charges its pages, and
-// without one the size caps them) rather than filling the host's disk. The host's directory
-// stays empty. Nothing where tmp_size() is 0. Fails with io_error (sys_errno).
+// without one the size caps them) rather than filling the host's disk. The few small regular
+// files the caller put there before the launch are copied in; the host's directory gets nothing
+// more. Nothing where tmp_size() is 0. Fails with io_error (sys_errno).
 Status put_tmp_on_tmpfs(const ExecPolicy& policy);
 
 // In the command's new IPC namespace: shmmax (one segment) and shmall (all segments) at
