@@ -73,6 +73,8 @@ Napi::Object sandbox_object(Napi::Env env, const msb::ProgramSandbox& sandbox) {
   out.Set("mounts", mounts);
   set_network(env, out, sandbox.network);
   if (!sandbox.changes.empty()) out.Set("changes", text(env, sandbox.changes));
+  if (sandbox.tmp_bytes)
+    out.Set("tmpBytes", Napi::Number::New(env, static_cast<double>(*sandbox.tmp_bytes)));
   const msb::TrustedNamesSpec& trusted = sandbox.trusted;
   if (!trusted.added.empty() || !trusted.released.empty()) {
     Napi::Object names = Napi::Object::New(env);

@@ -434,7 +434,7 @@ function createWithTrustedFiles(config, hostPaths) {
   } catch (error) {
     throw new publicErrors.SandboxConfigError(error.message);
   }
-  const sandbox = declareChanges(new MountSandbox(new NativeSandbox(normalizeConfig(split.rest, hostPaths), nativeError)), split.changes);
+  const sandbox = declareChanges(new MountSandbox(new NativeSandbox(normalizeConfig(split.rest, hostPaths), nativeError)), split);
   if (network === undefined) return sandbox;
   try {
     return declareNetwork(sandbox, sandbox, network);

@@ -816,7 +816,7 @@ describe('help and version', () => {
   const OPTIONS = {
     check: ['--config', '--json'],
     explain: ['--config', '--worker', '--json'],
-    exec: ['--config', '--worker', '--cwd', '--network', '--allow', '--deny', '--timeout', '--changes', '--apply', '--allow-weaker', '--verbose', '--json'],
+    exec: ['--config', '--worker', '--cwd', '--network', '--allow', '--deny', '--timeout', '--tmp-bytes', '--changes', '--apply', '--allow-weaker', '--verbose', '--json'],
     apparmor: [],
   };
 

@@ -5,10 +5,15 @@
 // space is sampled: before, the host lost 2.4 GiB for as long as the command ran.
 const fs = require('fs');
 const os = require('os');
+const path = require('path');
+const { spawnSync } = require('child_process');
+const { createMountSandbox, createSandboxFromConfig, findProgramConfig, SandboxConfigError } = require('..');
 const { run, needs, useExecFixture } = require('./exec-helpers');
+const { startServer } = require('./helpers/mcp-client');
 
 let sandbox; // set before each test
-useExecFixture((fixture) => ({ sandbox } = fixture));
+let root;
+useExecFixture((fixture) => ({ sandbox, root } = fixture));
 
 const MiB = 2 ** 20;
 
@@ -40,7 +45,7 @@ describe('the command\'s /tmp', () => {
     const result = await run(sandbox, ['sh', '-c', 'head -c 20M /dev/zero > /tmp/big'], { limits: { tmpBytes: 8 * MiB } });
     expect(result.exitCode).toBe(1);
     expect(result.enforcement.limits.tmpBytes).toBe(8 * MiB);
-    expect(result.stderr).toContain('Note: a write ran out of space. This command\'s /tmp (its HOME too) holds at most 8 MiB (limits.tmpBytes)');
+    expect(result.stderr).toContain('Note: a write ran out of space. This command\'s /tmp (its HOME too) holds at most 8 MiB (limits.tmpBytes, or tmpBytes in the config)');
     const smaller = await run(sandbox, ['true'], { limits: { tmpBytes: 8 * MiB, memoryBytes: 4 * MiB } });
     expect(smaller.enforcement.limits.tmpBytes).toBe(4 * MiB);
   });
@@ -55,6 +60,63 @@ describe('the command\'s /tmp', () => {
   test('a tmpBytes that is not a byte count is refused before anything runs', async () => {
     for (const tmpBytes of [-1, 1.5, '1G', Number.MAX_SAFE_INTEGER + 2]) {
       await expect(sandbox.exec(['true'], { limits: { tmpBytes } })).rejects.toThrow(/limits\.tmpBytes/);
+    }
+  });
+
+  test('a tmpBytes that is not a byte count is a config error, in a file and in createMountSandbox', async () => {
+    for (const tmpBytes of [-1, 1.5, '1G']) expect(() => createMountSandbox({ root, tmpBytes })).toThrow(SandboxConfigError);
+    fs.writeFileSync(path.join(root, 'golem-forge.config.yaml'), 'sandbox:\n  root: .\n  tmpBytes: 1G\n');
+    await expect(findProgramConfig(root)).rejects.toThrow(/sandbox\.tmpBytes: expected a size in bytes \(0 for the host's disk, unbounded\)/);
+  });
+});
+
+// Where the size comes from when a call names none: the sandbox's config (a file's
+// sandbox.tmpBytes or createMountSandbox's), kept by its views; the CLI's and the MCP server's
+// --tmp-bytes. Each is seen by what the command meets: a write past the size fails.
+describe('the /tmp size, from each door', () => {
+  const fill = ['sh', '-c', 'head -c 12M /dev/zero > /tmp/big && echo wrote'];
+
+  needs('mount-namespace')('[mount-namespace] a program config\'s sandbox.tmpBytes, kept by a narrowed view; a call\'s own limit wins', async () => {
+    fs.writeFileSync(path.join(root, 'golem-forge.config.yaml'), `sandbox:\n  root: .\n  tmpBytes: ${8 * MiB}\n`);
+    const fromFile = await createSandboxFromConfig(await findProgramConfig(root));
+    const narrowed = fromFile.restrict({ readonly: true });
+    for (const sb of [fromFile, narrowed]) {
+      const result = await run(sb, fill);
+      expect(result.enforcement.limits.tmpBytes).toBe(8 * MiB);
+      expect(result.stderr).toMatch(/No space left on device/);
+    }
+    const wider = await run(fromFile, fill, { limits: { tmpBytes: 32 * MiB } });
+    expect(wider.stdout).toBe('wrote\n');
+  });
+
+  needs('mount-namespace')('[mount-namespace] createMountSandbox({ tmpBytes })', async () => {
+    const result = await run(createMountSandbox({ root, tmpBytes: 8 * MiB }), fill);
+    expect(result.enforcement.limits.tmpBytes).toBe(8 * MiB);
+    expect(result.exitCode).toBe(1);
+  });
+
+  needs('mount-namespace')('[mount-namespace] the CLI\'s exec --tmp-bytes', () => {
+    fs.writeFileSync(path.join(root, 'golem-forge.config.yaml'), 'sandbox:\n  root: .\n');
+    const bin = path.join(__dirname, '..', 'bin', 'mount-sandbox.js');
+    const cli = (args) => spawnSync(process.execPath, [bin, 'exec', ...args, '--json', '--', ...fill], { cwd: root, encoding: 'utf8' });
+    const small = JSON.parse(cli(['--tmp-bytes', String(8 * MiB)]).stdout);
+    expect(small.enforcement.limits.tmpBytes).toBe(8 * MiB);
+    expect(small.exitCode).toBe(1);
+    expect(JSON.parse(cli([]).stdout).stdout).toBe('wrote\n');
+    const bad = spawnSync(process.execPath, [bin, 'exec', '--tmp-bytes', '1G', '--', 'true'], { cwd: root, encoding: 'utf8' });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('--tmp-bytes needs a whole number of bytes');
+  });
+
+  needs('mount-namespace')('[mount-namespace] the MCP server\'s --tmp-bytes', async () => {
+    const server = await startServer(['--root', root, '--tmp-bytes', String(8 * MiB)]);
+    try {
+      const reply = await server.client.callTool({ name: 'exec', arguments: { command: fill[2] } });
+      const text = reply.content.map((c) => c.text).join('\n');
+      expect(text).toMatch(/No space left on device/);
+      expect(text).toContain('holds at most 8 MiB');
+    } finally {
+      await server.close();
     }
   });
 });

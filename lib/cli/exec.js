@@ -10,7 +10,7 @@ const { shown } = require('./output.js');
 const { sandboxOf } = require('./load.js');
 
 const synopsis = 'mount-sandbox exec [options] -- command [args...]';
-const takes = ['--config', '--worker', '--cwd', '--timeout', '--network', '--allow', '--deny', '--changes', '--apply', '--allow-weaker', '--verbose', '--json'];
+const takes = ['--config', '--worker', '--cwd', '--timeout', '--tmp-bytes', '--network', '--allow', '--deny', '--changes', '--apply', '--allow-weaker', '--verbose', '--json'];
 const CHANGE_MODES = ['apply', 'review', 'direct'];
 const summary = 'Run a command confined by the kernel to the sandbox, as sandbox.exec() does.';
 const help = `Run a command confined by the kernel to the program's sandbox (or a worker's narrower
@@ -28,6 +28,8 @@ ${CONFIG_OPTION}
                       (repeat it; *.example.com for subdomains; within the config's network)
   --deny host[:port]  never let it reach this host, even where an --allow entry covers it
   --timeout ms        kill the command after this many milliseconds (default 30000, 1 to 300000)
+  --tmp-bytes n       the size of the command's /tmp in bytes (default: the config's tmpBytes, else
+                      1073741824, 1 GiB); 0 puts it on the host's disk, unbounded
   --changes mode      apply (default): what the command changed lands after it, each change
                       judged by the sandbox's rules; review: print the changes, land nothing
                       (with --apply, land them after printing); direct: write as it runs
@@ -51,6 +53,10 @@ function checkExecOptions(options) {
   // Digits only: Number() would take "1e3", "0x10", " 100" and "" too.
   if (timeout !== undefined && !(/^[0-9]+$/.test(timeout) && Number(timeout) >= 1 && Number(timeout) <= MAX_TIMEOUT_MS)) {
     throw new UsageError(`--timeout needs a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ${JSON.stringify(timeout)}`);
+  }
+  const tmpBytes = options['--tmp-bytes'];
+  if (tmpBytes !== undefined && !(/^[0-9]+$/.test(tmpBytes) && Number.isSafeInteger(Number(tmpBytes)))) {
+    throw new UsageError(`--tmp-bytes needs a whole number of bytes (1073741824 is 1 GiB; 0 the host's disk), got ${JSON.stringify(tmpBytes)}`);
   }
   const changes = options['--changes'];
   if (changes !== undefined && !CHANGE_MODES.includes(changes)) {
@@ -110,11 +116,12 @@ function networkLines(network) {
 
 // sandbox.exec()'s options from the command line's.
 function execOptions(given) {
-  /** @type {{ allowWeakerEnforcement: boolean, cwd?: string, timeoutMs?: number, network?: any, changes?: string }} */
+  /** @type {{ allowWeakerEnforcement: boolean, cwd?: string, timeoutMs?: number, network?: any, changes?: string, limits?: { tmpBytes: number } }} */
   const options = { allowWeakerEnforcement: given['--allow-weaker'] === true };
   if (given['--cwd'] !== undefined) options.cwd = given['--cwd'];
   if (given['--timeout'] !== undefined) options.timeoutMs = Number(given['--timeout']); // checked in checkArgs
   if (given['--changes'] !== undefined) options.changes = given['--changes'];
+  if (given['--tmp-bytes'] !== undefined) options.limits = { tmpBytes: Number(given['--tmp-bytes']) }; // checked in checkArgs
   return options;
 }
 

@@ -298,6 +298,7 @@ function sandboxConfigFrom(given) {
     maxDepth: program.delegation.maxDepth,
     ...(sb.network === undefined ? {} : { network: networkValue(sb.network) }),
     ...(sb.changes === undefined ? {} : { changes: sb.changes }),
+    ...(sb.tmpBytes === undefined ? {} : { tmpBytes: sb.tmpBytes }),
     ...(sb.trustedNames === undefined ? {} : { trustedNames: sb.trustedNames }),
   };
 }

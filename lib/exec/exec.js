@@ -18,7 +18,7 @@ const { gitProtection, afterRun, mountPointExcludes, settleRepositories } = requ
 const { sharedLinksToBind } = require('./shared-links');
 const { plainData } = require('../common/plain');
 const { parseOptions, checkArgv, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES } = require('./options');
-const { DEFAULT_PATH, workingDirectory, checkMountTargets, readable, systemPaths, launchPolicy, viewPath } = require('./view');
+const { DEFAULT_PATH, workingDirectory, checkMountTargets, readable, systemPaths, launchPolicy } = require('./view');
 const { guidingNotes, uncheckedNote, newRepositoryNote, takenOutNote } = require('./notes');
 const { changesNote } = require('../changes/notes');
 const { commandNetwork } = require('../network/scope');
@@ -27,7 +27,7 @@ const { networkLaunch, startJudge, enforcedMode, refusedNote } = require('./netw
 const { Capture } = require('./capture');
 const { prepareLayers, removeStage } = require('../changes/layers');
 const { settleChanges, checkRoomToHold } = require('../changes/change-set');
-const { changesOf } = require('../changes/setting');
+const { withSandboxDefaults } = require('../changes/setting');
 const { errnoName, parseStatus, outcome } = require('./status');
 const { launchFailure } = require('./launch-failure');
 
@@ -286,19 +286,11 @@ async function runAllowingFallback(policy, opts, network) {
   return run({ ...policy, namespaces: 'off' }, opts, network);
 }
 
-// The sandbox's own `changes` (its config's) where the call names none; named in either place, a
-// machine without copy-on-write layers refuses rather than writing directly.
-function withSandboxChanges(opts, sandbox) {
-  const declared = changesOf(sandbox);
-  if (opts.changesAsked || declared === undefined) return opts;
-  return { ...opts, changes: declared, changesAsked: true };
-}
-
 // `handle` is the sandbox's native object (for its pinned mount sources).
 async function exec(sandbox, handle, givenArgv, options = {}) {
   const argv = Array.isArray(givenArgv) ? plainData(givenArgv, typeError, 'argv') : givenArgv;
   checkArgv(argv);
-  const opts = withSandboxChanges(parseOptions(options), sandbox);
+  const opts = withSandboxDefaults(parseOptions(options), sandbox);
   if (opts.signal && opts.signal.aborted) throw abortedError();
   // A network wider than the sandbox's is refused before anything is made.
   const network = commandNetwork(sandbox, opts);

@@ -171,7 +171,7 @@ function tmpFullNote(lines, tmpBytes) {
   if (tmpBytes === null || !lines.some((line) => NO_SPACE.test(line))) return null;
   const mib = Math.round(tmpBytes / 2 ** 20);
   return `Note: a write ran out of space. This command's /tmp (its HOME too) holds at most ${mib} MiB ` +
-    '(limits.tmpBytes); if that is what filled up, write large files elsewhere in the sandbox, clean up /tmp, or ' +
+    '(limits.tmpBytes, or tmpBytes in the config); if that is what filled up, write large files elsewhere in the sandbox, clean up /tmp, or ' +
     'ask the user for a larger limits.tmpBytes.';
 }
 

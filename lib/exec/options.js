@@ -212,6 +212,7 @@ function parseOptions(given) {
     hostReadPaths,
     workspace,
     limits: checkLimits(options.limits),
+    tmpAsked: options.limits !== undefined && options.limits.tmpBytes !== undefined,
     protectGit: options.protectGit === undefined || booleanOption(options.protectGit, 'protectGit'),
     protectSharedLinks: options.protectSharedLinks === undefined ||
       booleanOption(options.protectSharedLinks, 'protectSharedLinks'),

@@ -91,6 +91,12 @@ export interface MountSandboxConfig<Root extends string | null = string> extends
    */
   changes?: 'apply' | 'review' | 'direct';
   /**
+   * The size in bytes of this sandbox's commands' /tmp when a call names none
+   * (ExecLimits.tmpBytes), kept by every view derived from it; 0 puts it on the host's disk,
+   * unbounded. Unset: ExecLimits.tmpBytes's default, 1 GiB.
+   */
+  tmpBytes?: number;
+  /**
    * Files the host trusts to run things next, which no change through this sandbox may touch
    * (HostTrustedError) and commands get read-only. Built in: git's hooks and config (`.git/config`,
    * `.git/hooks`, ...; a file named `.git`), `.mcp.json`, `.vscode`, `.cursor`, `.claude`, `.idea`,

@@ -22,12 +22,14 @@ the sandbox's root, and no host path appears in any reply.
   --network           with --root/--mount: exec's commands get the host's network (default: none)
   --allow HOST[:PORT] with --root/--mount: exec's commands may reach this destination; repeatable
   --read-only         serve the sandbox read-only: no write tool is registered
+  --tmp-bytes N       the size of exec's /tmp in bytes (default: the config's tmpBytes, else
+                      1073741824, 1 GiB); 0 puts it on the host's disk, unbounded
   --roots ignore|narrow
                       ignore (default): the client's roots change nothing; narrow: the view narrows
                       to the client's roots that lie inside the sandbox (never wider)
   --help, --version`;
 
-const VALUE_OPTIONS = new Set(['--config', '--worker', '--root', '--mount', '--roots', '--allow']);
+const VALUE_OPTIONS = new Set(['--config', '--worker', '--root', '--mount', '--roots', '--allow', '--tmp-bytes']);
 const FLAG_OPTIONS = new Set(['--read-only', '--network', '--help', '--version']);
 const REPEATABLE = new Set(['--mount', '--allow']);
 
@@ -93,6 +95,10 @@ function parseArgs(argv) {
   if (given.get('--network') && allow.length > 0) throw new UsageError('give either --network or --allow, not both');
   const roots = given.get('--roots') ?? 'ignore';
   if (roots !== 'ignore' && roots !== 'narrow') throw new UsageError(`--roots takes ignore or narrow, got ${JSON.stringify(roots)}`);
+  const tmpBytes = given.get('--tmp-bytes');
+  if (tmpBytes !== undefined && !(/^[0-9]+$/.test(tmpBytes) && Number.isSafeInteger(Number(tmpBytes)))) {
+    throw new UsageError(`--tmp-bytes takes a whole number of bytes (1073741824 is 1 GiB; 0 the host's disk), got ${JSON.stringify(tmpBytes)}`);
+  }
   let network;
   if (given.get('--network')) network = true;
   else if (allow.length > 0) network = { allow };
@@ -103,6 +109,7 @@ function parseArgs(argv) {
     mounts,
     network,
     readOnly: given.get('--read-only') === true,
+    tmpBytes: tmpBytes === undefined ? null : Number(tmpBytes),
     roots,
   };
 }

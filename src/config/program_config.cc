@@ -17,9 +17,9 @@ namespace {
 constexpr std::string_view kTopKeys = "sandbox, delegation, model, approval, workerPaths";
 constexpr std::string_view kMountFormKeys =
     "root, readonly, mounts, approval, allowedSuffixes, deniedSuffixes, maxFileBytes, "
-    "allowPseudoFilesystem, network, changes, trustedNames, zones, mode";
+    "allowPseudoFilesystem, network, changes, tmpBytes, trustedNames, zones, mode";
 constexpr std::string_view kZoneFormKeys =
-    "zones, mode, root, readonly, network, changes, trustedNames";
+    "zones, mode, root, readonly, network, changes, tmpBytes, trustedNames";
 constexpr std::string_view kTrustedKeys = "add, release";
 constexpr std::string_view kMountKeys =
     "source, target, readonly, approval, allowedSuffixes, deniedSuffixes, maxFileBytes, "
@@ -35,6 +35,18 @@ Check read_changes(const ConfigNode& node, const std::string& path, std::string&
   std::size_t index = 0;
   if (Check e = read_choice(node, path, {kModes[0], kModes[1], kModes[2]}, index)) return e;
   out = std::string(kModes[index]);
+  return std::nullopt;
+}
+
+// The size of its commands' /tmp (ExecLimits.tmpBytes); 0 is the host's disk, asked for by name.
+Check read_tmp_bytes(const ConfigNode& node, const std::string& path,
+                     std::optional<std::uint64_t>& out) {
+  constexpr std::uint64_t kMaxSafeInteger = (1ull << 53) - 1;  // what JS holds exactly
+  const std::optional<std::uint64_t> value = as_unsigned(node);
+  if (!value || *value > kMaxSafeInteger) {
+    return at(node, path, "a size in bytes (0 for the host's disk, unbounded)");
+  }
+  out = *value;
   return std::nullopt;
 }
 
@@ -216,6 +228,8 @@ Check read_mount_form(const ConfigNode& node, const std::string& path, std::stri
       e = read_network_setting(entry.value, child, out.network);
     } else if (entry.key == "changes") {
       e = read_changes(entry.value, child, out.changes);
+    } else if (entry.key == "tmpBytes") {
+      e = read_tmp_bytes(entry.value, child, out.tmp_bytes);
     } else if (entry.key == "trustedNames") {
       e = read_trusted_names(entry.value, child, out.trusted);
     } else if (is_policy_key(entry.key)) {
@@ -240,6 +254,7 @@ struct ZoneForm {
   bool readonly = false;
   NetworkSetting network;
   std::string changes;
+  std::optional<std::uint64_t> tmp_bytes;
   TrustedNamesSpec trusted;
   std::string base;  // what zone paths are relative to
 };
@@ -258,6 +273,7 @@ Check read_zone_form_entry(const ConfigEntry& entry, const std::string& path, Zo
   if (entry.key == "readonly") return read_bool(entry.value, child, form.readonly);
   if (entry.key == "network") return read_network_setting(entry.value, child, form.network);
   if (entry.key == "changes") return read_changes(entry.value, child, form.changes);
+  if (entry.key == "tmpBytes") return read_tmp_bytes(entry.value, child, form.tmp_bytes);
   if (entry.key == "trustedNames") return read_trusted_names(entry.value, child, form.trusted);
   if (entry.key == "mode") {
     std::size_t index = 0;
@@ -360,6 +376,7 @@ Check read_zone_form(const ConfigNode& node, const std::string& path, std::strin
   out.readonly = form.readonly;
   out.network = std::move(form.network);
   out.changes = std::move(form.changes);
+  out.tmp_bytes = form.tmp_bytes;
   out.trusted = std::move(form.trusted);
   return read_zones(form.zones->value, key_path_child(path, "zones"), form, out);
 }

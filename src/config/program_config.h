@@ -52,6 +52,8 @@ struct ProgramSandbox {
   // What becomes of its commands' changes by default: "apply", "review" or "direct"; empty when
   // the file does not say (lib/exec/exec.js, docs/exec.md "What lands").
   std::string changes;
+  // The size of its commands' /tmp (tmpBytes), when the file says.
+  std::optional<std::uint64_t> tmp_bytes;
   // trustedNames: { add, release } (host_paths and builtin are not the file's to say).
   TrustedNamesSpec trusted;
 };

@@ -104,6 +104,8 @@ function execTool(network) {
       const options = { timeoutMs, maxOutputBytes };
       if (args.cwd !== undefined) options.cwd = args.cwd;
       if (args.stdin !== undefined) options.stdin = args.stdin;
+      // --tmp-bytes; otherwise the sandbox's own (its config's tmpBytes), then the library's.
+      if (ctx.limits && ctx.limits.tmpBytes !== undefined) options.limits = { tmpBytes: ctx.limits.tmpBytes };
       if (ctx.signal) options.signal = ctx.signal;
       const stop = reportProgress(ctx.progress, timeoutMs);
       let result;
