@@ -14,6 +14,7 @@
 #include "listeners_wrap.h"
 #include "rules.h"
 #include "sandbox_wrap.h"
+#include "search/file_search.h"
 #include "trusted_wrap.h"
 
 namespace {
@@ -38,6 +39,8 @@ Napi::Object core_limits(Napi::Env env) {
   out.Set("defaultDelegationDepth", number(env, msb::ProgramConfig{}.max_depth));
   out.Set("maxDelegationDepth", number(env, msb::kMaxDelegationDepth));
   out.Set("maxFileBytes", number(env, msb::kMaxFileBytesLimit));
+  out.Set("grepBytesPerThread", number(env, msb::kGrepBytesPerThread));
+  out.Set("maxGrepThreads", number(env, msb::kMaxGrepThreads));
   out.Set("defaultCommandPath",
           Napi::String::New(env, msb::kDefaultCommandPath.data(), msb::kDefaultCommandPath.size()));
   out.Freeze();

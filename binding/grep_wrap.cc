@@ -44,6 +44,8 @@ Napi::Value to_grep_result(Napi::Env env, msb::GrepResult& result) {
   out.Set("bytesSearched", Napi::Number::New(env, static_cast<double>(result.bytes_searched)));
   out.Set("skippedBinary", Napi::Number::New(env, static_cast<double>(result.skipped_binary)));
   out.Set("skippedRefused", Napi::Number::New(env, static_cast<double>(result.skipped_refused)));
+  out.Set("skippedLongLines",
+          Napi::Number::New(env, static_cast<double>(result.skipped_long_lines)));
   const char* stopped = msb::grep_stop_name(result.stopped);
   out.Set("truncated", stopped[0] == '\0' ? env.Null() : Napi::String::New(env, stopped));
   return out;
@@ -66,6 +68,7 @@ msb::GrepOptions grep_options_from(const Napi::Object& o) {
       static_cast<std::uint64_t>(o.Get("maxBytes").As<Napi::Number>().DoubleValue());
   options.max_cpu_ms =
       static_cast<std::uint64_t>(o.Get("maxCpuMs").As<Napi::Number>().DoubleValue());
+  options.threads = o.Get("threads").As<Napi::Number>().Uint32Value();
   return options;
 }
 

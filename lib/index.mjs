@@ -25,5 +25,7 @@ export const {
   openat2Supported,
   isSupported,
   DEFAULT_MAX_READ_BYTES,
+  GREP_BYTES_PER_THREAD,
+  MAX_GREP_THREADS,
 } = cjs;
 export default cjs;

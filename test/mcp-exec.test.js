@@ -263,7 +263,7 @@ describe('grep_files', () => {
 
     const all = await grep(client, { path: '/many', pattern: 'needle', maxResults: 1000, include: '{bin.dat,long.txt}' });
     expect(all.text).toMatch(/^\/many\/long\.txt:1: needlex{394} \[line cut\]$/m);
-    expect(all.text).toMatch(/1 file skipped as binary/);
+    expect(all.text).toMatch(/1 file not searched past binary data \(a NUL byte\)/);
     expect(all.text).not.toMatch(/bin\.dat:/);
 
     const reply = await grep(client, { path: '/many', pattern: 'needle', maxResults: 1000 });

@@ -9,12 +9,16 @@ const { SandboxError } = require('../errors/from-codes');
 const { excerpt } = require('../common/display');
 
 const OPTION_KEYS = ['path', 'literal', 'ignoreCase', 'include', 'exclude', 'context', 'maxResults', 'maxLineBytes',
-  'gitignore', 'hidden', 'maxBytes', 'maxCpuMs'];
-const LIMITS = Object.freeze({ maxResults: 100000, context: 20, maxLineBytes: 65536, maxBytes: 2 ** 40, maxCpuMs: 10 * 60 * 1000 });
+  'gitignore', 'hidden', 'maxBytes', 'maxCpuMs', 'threads'];
+// What one search thread holds of a file at most: a chunk and the line it cut (src/search/file_search.h).
+const GREP_BYTES_PER_THREAD = 256 * 1024 + 16 * 1024 * 1024;
+const MAX_GREP_THREADS = 16;
+const LIMITS = Object.freeze({ maxResults: 100000, context: 20, maxLineBytes: 65536, maxBytes: 2 ** 40, maxCpuMs: 10 * 60 * 1000, threads: MAX_GREP_THREADS });
 const DEFAULTS = Object.freeze({ maxResults: 1000, context: 0, maxLineBytes: 400, maxBytes: 2 ** 30, maxCpuMs: 30000 });
 
 function integer(options, key) {
   const value = options[key] ?? DEFAULTS[key];
+  if (key === 'threads' && value === undefined) return 0; // the machine's cores
   if (!Number.isSafeInteger(value) || value < 0 || value > LIMITS[key] || (value === 0 && key !== 'context')) {
     throw new RangeError(`expected an integer from ${key === 'context' ? 0 : 1} to ${LIMITS[key]} for ${key}`);
   }
@@ -78,6 +82,7 @@ function grepRequest(pattern, given) {
     hidden: flag(options, 'hidden'),
     maxBytes: integer(options, 'maxBytes'),
     maxCpuMs: integer(options, 'maxCpuMs'),
+    threads: integer(options, 'threads'),
   };
   return { path: options.path ?? '/', native, signal };
 }
@@ -115,4 +120,4 @@ async function grep(handle, checkPath, pattern, given) {
   }
 }
 
-module.exports = { grep, grepRequest };
+module.exports = { grep, grepRequest, GREP_BYTES_PER_THREAD, MAX_GREP_THREADS };

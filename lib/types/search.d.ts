@@ -52,6 +52,11 @@ export interface GrepOptions {
    * @default 30000
    */
   maxCpuMs?: number;
+  /**
+   * Threads the files are shared among, 1 to 16 (MAX_GREP_THREADS); unset, the machine's cores.
+   * Each holds at most GREP_BYTES_PER_THREAD of a file: files are read in chunks, never whole.
+   */
+  threads?: number;
   signal?: ExecAbortSignal;
 }
 
@@ -73,12 +78,24 @@ export interface GrepResult {
   matches: GrepMatch[];
   filesSearched: number;
   bytesSearched: number;
+  /**
+   * Files a NUL byte stopped the search of (binary data). Files are read in 256 KiB chunks: as
+   * ripgrep does with its buffers, the matches in the chunks before the one holding the NUL are
+   * in `matches`, nothing from that chunk on is searched.
+   */
   skippedBinary: number;
   /** Files the sandbox refused to read (a suffix, a size, a link out of it). */
   skippedRefused: number;
+  /** Files left at a line longer than 16 MiB: the rest of each was not searched. */
+  skippedLongLines: number;
   /** Why the search stopped before the end, or null. */
   truncated: null | 'results' | 'bytes' | 'cpu' | 'entries' | 'cancelled';
 }
+
+/** What one search thread holds of a file at most: a 256 KiB chunk and a line it cut (16 MiB). */
+export declare const GREP_BYTES_PER_THREAD: number;
+/** The most threads one search may use. */
+export declare const MAX_GREP_THREADS: number;
 
 export interface GlobResult {
   paths: string[];

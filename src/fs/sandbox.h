@@ -149,6 +149,10 @@ class Sandbox {
   // to return is too_large with `cap` as the limit, before anything is read.
   Result<Bytes> read_range(std::string_view path, std::uint64_t offset, std::uint64_t length,
                            std::uint64_t cap = kNoCap) const;
+  // The regular file at `path` opened for a reader that holds a bounded part of it at a time
+  // (search): its rules checked (suffixes, the policy's size limit), max_read_bytes not, since
+  // nothing here is read whole.
+  Result<ReadableFile> open_to_read(std::string_view path, int proc_fd_dir = -1) const;
   // `if_version` (a version_token from stat(), or empty for none): refuse with conflict unless
   // the file at `path` still has that version, checked in turn and again just before the
   // replacement takes its name. Without it, a write replaces whatever is there.

@@ -101,6 +101,18 @@ Result<Bytes> Sandbox::read(std::string_view text, std::uint64_t cap, int proc_f
   return read_regular_file(file.value(), std::min(read_limit(t), cap));
 }
 
+Result<ReadableFile> Sandbox::open_to_read(std::string_view text, int proc_fd_dir) const {
+  auto target = locate(text);
+  if (!target) return target.error();
+  const Target& t = target.value();
+  if (auto st = require_mount(t); !st) return st.error();
+  if (auto st = check_read_rules(t, 0); !st) return st.error();
+  auto file = open_file_for_reading(t, proc_fd_dir);
+  if (!file) return file.error();
+  if (auto st = check_read_rules(t, file.value().size); !st) return st.error();
+  return file;
+}
+
 Result<bool> Sandbox::exists(std::string_view text) const {
   auto target = locate(text);
   if (!target) return target.error();

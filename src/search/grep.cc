@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "fs/fd_io.h"
+#include "search/file_search.h"
 #include "search/grep_walk.h"
 #include "search/ignore_rules.h"
 #include "search/line_matcher.h"
@@ -37,60 +38,6 @@ Result<std::vector<GlobMatcher>> compile_globs(const std::vector<std::string>& g
     if (!matcher) return at_index(Error{Errc::invalid_pattern}, 1);
     by_name.push_back(text.find('/') == std::string_view::npos);
     out.push_back(std::move(matcher.value()));
-  }
-  return out;
-}
-
-// A line's text without its ending, cut to `limit` bytes at a UTF-8 boundary.
-GrepLine line_at(std::string_view text, std::size_t start, std::uint64_t number,
-                 std::size_t limit) {
-  std::size_t end = text.find('\n', start);
-  if (end == std::string_view::npos) end = text.size();
-  GrepLine line;
-  line.number = number;
-  std::size_t length = end - start;
-  if (length > limit) {
-    length = limit;
-    while (length > 0 && (static_cast<unsigned char>(text[start + length]) & 0xC0) == 0x80) {
-      --length;
-    }
-    line.cut = true;
-  }
-  line.text.assign(text.substr(start, length));
-  return line;
-}
-
-// The lines of `text` that match, with their numbers and context.
-std::vector<GrepMatch> matches_in(const std::string& path, std::string_view text,
-                                  const LineMatcher& matcher, const GrepOptions& options,
-                                  std::size_t limit) {
-  std::vector<GrepMatch> out;
-  const auto starts = matcher.matching_lines(text, limit);
-  std::uint64_t number = 1;
-  std::size_t counted = 0;
-  for (std::size_t start : starts) {
-    number += static_cast<std::uint64_t>(
-        std::count(text.begin() + static_cast<std::ptrdiff_t>(counted),
-                   text.begin() + static_cast<std::ptrdiff_t>(start), '\n'));
-    counted = start;
-    GrepMatch match;
-    match.path = path;
-    match.line = line_at(text, start, number, options.max_line_bytes);
-    std::size_t at = start;
-    for (std::uint32_t i = 0; i < options.context && at > 0; ++i) {
-      const auto prev = at >= 2 ? text.rfind('\n', at - 2) : std::string_view::npos;
-      const std::size_t prev_start = prev == std::string_view::npos ? 0 : prev + 1;
-      match.before.insert(match.before.begin(),
-                          line_at(text, prev_start, number - i - 1, options.max_line_bytes));
-      at = prev_start;
-    }
-    std::size_t next = text.find('\n', start);
-    for (std::uint32_t i = 0;
-         i < options.context && next != std::string_view::npos && next + 1 < text.size(); ++i) {
-      match.after.push_back(line_at(text, next + 1, number + i + 1, options.max_line_bytes));
-      next = text.find('\n', next + 1);
-    }
-    out.push_back(std::move(match));
   }
   return out;
 }
@@ -150,7 +97,7 @@ class Search {
          const std::atomic<std::int32_t>* cancel)
       : sandbox_(sandbox), options_(options), matcher_(matcher), cancel_(cancel) {
     unsigned threads = options_.threads ? options_.threads : std::thread::hardware_concurrency();
-    threads = std::max(1u, std::min<unsigned>(threads, 16));
+    threads = std::max(1u, std::min<unsigned>(threads, kMaxGrepThreads));
     for (unsigned i = 0; i < threads; ++i) helpers_.emplace_back([this] { work(); });
   }
   Search(const Search&) = delete;
@@ -180,6 +127,7 @@ class Search {
     out.bytes_searched = bytes_.load();
     out.skipped_binary = binary_.load();
     out.skipped_refused = refused_.load();
+    out.skipped_long_lines = long_lines_.load();
     for (auto& per_file : queue_.all_found()) {
       for (auto& m : per_file) {
         if (out.matches.size() >= options_.max_results) {
@@ -227,29 +175,28 @@ class Search {
     const std::uint64_t room =
         options_.max_bytes > bytes_.load() ? options_.max_bytes - bytes_.load() : 0;
     if (room == 0) return stop(GrepStop::bytes);
-    auto bytes = sandbox_.read(path, std::min<std::uint64_t>(room, sandbox_.max_read_bytes()),
-                               proc_fd_dir_.get());
-    if (!bytes) {
-      const Errc code = bytes.error().code;
+    auto file = sandbox_.open_to_read(path, proc_fd_dir_.get());
+    if (!file) {
+      const Errc code = file.error().code;
       if (code == Errc::not_found || code == Errc::not_regular_file || code == Errc::is_directory) {
         return;
-      }
-      if (code == Errc::too_large && bytes.error().limit == room && room < options_.max_bytes) {
-        return stop(GrepStop::bytes);
       }
       refused_.fetch_add(1);
       return;
     }
-    const std::string_view text(reinterpret_cast<const char*>(bytes.value().data.get()),
-                                bytes.value().size);
-    bytes_.fetch_add(text.size());
-    searched_.fetch_add(1);
-    if (std::memchr(text.data(), 0, text.size()) != nullptr) {
-      binary_.fetch_add(1);
+    const std::size_t limit = options_.max_results + 1;
+    auto findings = msb::search_file(file.value().fd.get(), path, matcher_, options_, limit, room);
+    if (!findings) {
+      refused_.fetch_add(1);
       return;
     }
-    const std::size_t limit = options_.max_results + 1;
-    found = matches_in(path, text, matcher_, options_, limit);
+    FileFindings& f = findings.value();
+    bytes_.fetch_add(f.bytes);
+    searched_.fetch_add(1);
+    if (f.binary) binary_.fetch_add(1);
+    if (f.long_line) long_lines_.fetch_add(1);
+    found = std::move(f.matches);
+    if (f.out_of_bytes) stop(GrepStop::bytes);
     if (matched_.fetch_add(found.size()) + found.size() > options_.max_results) {
       // Enough for the reply; files before this one may still add theirs, in order.
       stop(GrepStop::results);
@@ -268,6 +215,7 @@ class Search {
   std::atomic<std::uint64_t> searched_{0};
   std::atomic<std::uint64_t> binary_{0};
   std::atomic<std::uint64_t> refused_{0};
+  std::atomic<std::uint64_t> long_lines_{0};
   std::atomic<GrepStop> stop_{GrepStop::none};
   std::vector<std::thread> helpers_;  // last: they start once every other member exists
 };

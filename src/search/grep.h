@@ -1,9 +1,11 @@
 // Content search through a sandbox, as ripgrep searches by default: a walk of the directory by
 // the sandbox's own opens (no link followed, mounts and read-only sources as they are), hidden
-// entries and binary files passed over, .gitignore and .ignore files honoured when asked, every
-// file read through the sandbox's read (so its suffix and size rules refuse what they refuse
-// anywhere), lines matched by RE2 (linear time, no backtracking), files shared among threads.
-// Bounded by results, bytes read and CPU time, never by a count of files.
+// entries passed over, .gitignore and .ignore files honoured when asked, every file opened
+// through the sandbox (so its suffix and size rules refuse what they refuse anywhere) and read in
+// chunks, never whole (file_search.h: binary data ends a file's search there), lines matched by
+// RE2 (linear time, no backtracking), files shared among threads. Bounded by results, bytes read
+// and CPU time, never by a count of files; each thread holds at most kGrepBytesPerThread of a
+// file.
 #pragma once
 
 #include <atomic>
@@ -22,6 +24,7 @@ inline constexpr std::size_t kDefaultGrepLineBytes = 400;
 inline constexpr std::uint64_t kDefaultGrepBytes = 1ull << 30;
 inline constexpr std::uint64_t kDefaultGrepCpuMs = 30000;
 inline constexpr std::uint32_t kMaxGrepContext = 20;
+inline constexpr unsigned kMaxGrepThreads = 16;
 
 struct GrepOptions {
   std::string pattern;
@@ -38,7 +41,7 @@ struct GrepOptions {
   bool hidden = false;        // search entries whose names start with "."
   std::uint64_t max_bytes = kDefaultGrepBytes;
   std::uint64_t max_cpu_ms = kDefaultGrepCpuMs;
-  unsigned threads = 0;  // 0: the machine's cores
+  unsigned threads = 0;  // 0: the machine's cores; at most kMaxGrepThreads
 };
 
 struct GrepLine {
@@ -62,8 +65,12 @@ struct GrepResult {
   std::vector<GrepMatch> matches;  // by path, then line
   std::uint64_t files_searched = 0;
   std::uint64_t bytes_searched = 0;
+  // Files a NUL byte stopped at (binary data): the matches in the chunks before it stand, as
+  // ripgrep's do (file_search.h).
   std::uint64_t skipped_binary = 0;
   std::uint64_t skipped_refused = 0;  // read refused by the sandbox (suffix, size, a link out)
+  // Files left at a line longer than kGrepLineBound (file_search.h): the rest not searched.
+  std::uint64_t skipped_long_lines = 0;
   GrepStop stopped = GrepStop::none;
 };
 

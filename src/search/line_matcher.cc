@@ -37,6 +37,8 @@ std::vector<std::size_t> LineMatcher::matching_lines(std::string_view text,
     re2::StringPiece found;
     if (!regex_->Match(whole, from, text.size(), RE2::UNANCHORED, &found, 1)) break;
     const auto at = static_cast<std::size_t>(found.data() - text.data());
+    // An empty match after the final "\n" is in no line ("^$" on "a\n").
+    if (at == text.size() && at > 0 && text[at - 1] == '\n') break;
     std::size_t start = 0;
     if (at > 0) {
       const auto newline = text.rfind('\n', at - 1);

@@ -5,7 +5,7 @@
 //   const { client, close, stderr } = await startServer(['--root', dir]);
 //   const result = await client.callTool({ name: 'read_text_file', arguments: { path: '/a.txt' } });
 //   await close();
-// stderr() is what the server wrote to its stderr so far. Options: { env, cwd, clientOptions
+// stderr() is what the server wrote to its stderr so far, pid() its process id. Options: { env, cwd, clientOptions
 // (passed to the SDK's Client: capabilities, ...), roots (answered to roots/list when given: an
 // array or a function returning one), bin (another entry, such as PROBE_BIN) }.
 const path = require('path');
@@ -42,6 +42,7 @@ async function startServer(args, options = {}) {
   return {
     client,
     stderr: () => errText,
+    pid: () => transport.pid,
     close: async () => {
       await client.close().catch(() => {});
     },

@@ -135,7 +135,7 @@ const grepTool = {
   description: 'Search the contents of files under a virtual directory (/ is the sandbox root) for a ' +
     'regular expression (RE2 syntax, as in ripgrep: no backreferences or lookaround) or, with literal: true, ' +
     'a plain text; each line is matched on its own. Replies with path:line: text for each match (context ' +
-    'lines as path-line- text). As ripgrep: binary files and symlinks are skipped, .gitignore and .ignore ' +
+    'lines as path-line- text). As ripgrep: a file is not searched past binary data (a NUL byte), symlinks are skipped, .gitignore and .ignore ' +
     'files are honoured, files whose names start with a dot are searched only when include names the dot. ' +
     'Bounded by matches, bytes read and CPU time: a [truncated: ...] note says where it stopped.',
   inputSchema: {
@@ -153,7 +153,7 @@ const grepTool = {
     // The search's bounds are grep.js's own (the server's maxEntries bounds a listing's
     // reply, not the work of a search); the reply is held to the server's output cap.
     const maxReplyBytes = (ctx.limits && ctx.limits.maxOutputBytes) || DEFAULT_MAX_OUTPUT_BYTES;
-    const found = await grepFiles(ctx.sandbox, args, { signal: ctx.signal });
+    const found = await grepFiles(ctx.sandbox, args, { signal: ctx.signal, memory: ctx.memory });
     const text = formatResult(found, { maxReplyBytes }); // may add a note that it cut the reply
     return {
       content: [{ type: 'text', text }],

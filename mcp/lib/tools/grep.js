@@ -4,13 +4,23 @@
 // core, src/search/grep.h): bounded by matches, bytes and CPU time rather than by a count of
 // files, and cancelled with the call. This file only maps the tool's arguments and words the
 // reply.
-const { displayText } = require('../mount-sandbox');
+const { displayText, GREP_BYTES_PER_THREAD } = require('../mount-sandbox');
 
 const DEFAULTS = {
   maxLineChars: 400, // a line is cut to this many bytes in the reply
   maxBytes: 256 * 1024 * 1024, // bytes read in all by one call
   maxCpuMs: 10_000, // CPU time one call may take
+  threads: 2, // each holds at most GREP_BYTES_PER_THREAD of a file (read in chunks, never whole)
 };
+
+const NO_BUDGET = { holding: (bytes, work) => work() };
+
+// What a call holds at most while it runs, reserved in the server's memory budget before it
+// starts: each thread's chunk of a file, and the matches it returns (each line and its context
+// lines, as bytes in the core and as JS strings).
+function heldBytes(limits, maxResults, context) {
+  return limits.threads * GREP_BYTES_PER_THREAD + 3 * maxResults * limits.maxLineChars * (1 + 2 * context);
+}
 
 const STOPS = {
   results: (found, limits) => `it stopped at ${found.maxResults} matches (maxResults)`,
@@ -22,30 +32,32 @@ const STOPS = {
 
 // The search itself: ignore files honoured as ripgrep honours them, hidden files searched only
 // where include names the dot.
-async function grepFiles(sandbox, args, { signal, limits: given = {} } = {}) {
+async function grepFiles(sandbox, args, { signal, limits: given = {}, memory = NO_BUDGET } = {}) {
   const limits = { ...DEFAULTS, ...given };
   const maxResults = args.maxResults ?? 100;
+  const context = args.contextLines ?? 0;
   const include = args.include ? [args.include.replace(/^\/+/, '')] : [];
-  const result = await sandbox.grep(args.pattern, {
+  const result = await memory.holding(heldBytes(limits, maxResults, context), () => sandbox.grep(args.pattern, {
     path: args.path,
     literal: args.literal === true,
     ignoreCase: args.ignoreCase === true,
     include,
-    context: args.contextLines ?? 0,
+    context,
     maxResults,
     maxLineBytes: limits.maxLineChars,
     gitignore: true,
     hidden: include.some((glob) => /(^|\/)\./.test(glob)),
     maxBytes: limits.maxBytes,
     maxCpuMs: limits.maxCpuMs,
+    threads: limits.threads,
     signal,
-  });
+  }));
   const cut = (l) => (l.cut ? `${l.text} [line cut]` : l.text);
   const found = {
     maxResults,
     matches: result.matches.map((m) => ({ path: m.path, line: m.line, text: cut(m), before: m.before.map(cut), after: m.after.map(cut) })),
     filesSearched: result.filesSearched,
-    skipped: { binary: result.skippedBinary, unreadable: result.skippedRefused, cut: 0 },
+    skipped: { binary: result.skippedBinary, unreadable: result.skippedRefused, longLines: result.skippedLongLines },
     stopped: result.truncated === null ? null : STOPS[result.truncated](/** @type {any} */ ({ maxResults }), limits),
   };
   return found;
@@ -79,7 +91,8 @@ function formatResult(found, { maxReplyBytes = Infinity } = {}) {
   if (found.matches.length === 0) lines.push(`No matches in ${found.filesSearched} file${found.filesSearched === 1 ? '' : 's'}.`);
   const files = (n) => `${n} file${n === 1 ? '' : 's'}`;
   const notes = [];
-  if (found.skipped.binary > 0) notes.push(`${files(found.skipped.binary)} skipped as binary`);
+  if (found.skipped.binary > 0) notes.push(`${files(found.skipped.binary)} not searched past binary data (a NUL byte)`);
+  if (found.skipped.longLines > 0) notes.push(`${files(found.skipped.longLines)} not searched past a line longer than 16 MiB`);
   if (found.skipped.unreadable > 0) notes.push(`${files(found.skipped.unreadable)} not readable here (refused by the sandbox: a suffix or size rule, a symlink out of it, no permission)`);
   if (notes.length > 0) lines.push(`(${notes.join('; ')})`);
   if (found.stopped !== null) lines.push(`[truncated: ${found.stopped}]`);

@@ -1,0 +1,185 @@
+#include "search/file_search.h"
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <string_view>
+
+#include "common/sys.h"
+
+namespace msb {
+namespace {
+
+std::uint64_t count_lines(std::string_view text) {
+  return static_cast<std::uint64_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+// The start of the line before the one starting at `at` (> 0).
+std::size_t previous_line(std::string_view text, std::size_t at) {
+  const auto newline = at >= 2 ? text.rfind('\n', at - 2) : std::string_view::npos;
+  return newline == std::string_view::npos ? 0 : newline + 1;
+}
+
+// The search of one file, a region at a time: each region complete lines, in file order (only
+// the file's last may lack its "\n"). What lies beyond a region's edge for context is carried:
+// the last lines of the region before, and the matches still short of lines after them.
+class Scan {
+ public:
+  Scan(const std::string& path, const LineMatcher& matcher, const GrepOptions& options,
+       std::size_t limit)
+      : path_(path), matcher_(matcher), options_(options), limit_(limit) {}
+
+  void region(std::string_view text) {
+    give_after(text);
+    const auto starts = matcher_.matching_lines(text, limit_ - found_.size());
+    std::uint64_t number = first_line_;
+    std::size_t counted = 0;
+    for (std::size_t start : starts) {
+      number += count_lines(text.substr(counted, start - counted));
+      counted = start;
+      found_.push_back(match_at(text, start, number));
+    }
+    remember_last_lines(text);
+    first_line_ += count_lines(text);
+  }
+
+  bool full() const noexcept { return found_.size() >= limit_; }
+  std::vector<GrepMatch> take() { return std::move(found_); }
+
+ private:
+  GrepLine line(std::string_view text, std::size_t start, std::uint64_t number) const {
+    return line_at(text, start, number, options_.max_line_bytes);
+  }
+
+  GrepMatch match_at(std::string_view text, std::size_t start, std::uint64_t number) {
+    GrepMatch match;
+    match.path = path_;
+    match.line = line(text, start, number);
+    std::size_t at = start;
+    std::uint32_t before = 0;
+    for (; before < options_.context && at > 0; ++before) {
+      at = previous_line(text, at);
+      match.before.insert(match.before.begin(), line(text, at, number - before - 1));
+    }
+    // The rest from the region before, nearest last.
+    for (auto it = recent_.rbegin(); before < options_.context && it != recent_.rend(); ++it) {
+      match.before.insert(match.before.begin(), *it);
+      ++before;
+    }
+    std::size_t next = text.find('\n', start);
+    while (match.after.size() < options_.context && next != std::string_view::npos &&
+           next + 1 < text.size()) {
+      match.after.push_back(line(text, next + 1, number + match.after.size() + 1));
+      next = text.find('\n', next + 1);
+    }
+    if (match.after.size() < options_.context) wanting_.push_back(found_.size());
+    return match;
+  }
+
+  // The region's first lines, to the matches before it still short of lines after them.
+  void give_after(std::string_view text) {
+    std::size_t at = 0;
+    for (std::uint64_t n = first_line_; !wanting_.empty() && at < text.size(); ++n) {
+      const GrepLine next = line(text, at, n);
+      std::erase_if(wanting_, [&](std::size_t i) {
+        found_[i].after.push_back(next);
+        return found_[i].after.size() >= options_.context;
+      });
+      const auto newline = text.find('\n', at);
+      if (newline == std::string_view::npos) break;
+      at = newline + 1;
+    }
+  }
+
+  void remember_last_lines(std::string_view text) {
+    if (options_.context == 0) return;
+    std::vector<GrepLine> last;
+    std::size_t end = text.size();
+    if (end > 0 && text[end - 1] == '\n') --end;
+    const std::uint64_t last_number = first_line_ + count_lines(text.substr(0, end));
+    std::size_t at = end + 1;
+    while (last.size() < options_.context && at > 0) {
+      at = previous_line(text, at);
+      last.push_back(line(text, at, last_number - last.size()));
+    }
+    for (auto it = last.rbegin(); it != last.rend(); ++it) recent_.push_back(std::move(*it));
+    while (recent_.size() > options_.context) recent_.pop_front();
+  }
+
+  const std::string& path_;
+  const LineMatcher& matcher_;
+  const GrepOptions& options_;
+  const std::size_t limit_;
+  std::uint64_t first_line_ = 1;
+  std::deque<GrepLine> recent_;
+  std::vector<std::size_t> wanting_;  // indexes in found_
+  std::vector<GrepMatch> found_;
+};
+
+}  // namespace
+
+GrepLine line_at(std::string_view text, std::size_t start, std::uint64_t number,
+                 std::size_t limit) {
+  std::size_t end = text.find('\n', start);
+  if (end == std::string_view::npos) end = text.size();
+  GrepLine line;
+  line.number = number;
+  std::size_t length = end - start;
+  if (length > limit) {
+    length = limit;
+    while (length > 0 && (static_cast<unsigned char>(text[start + length]) & 0xC0) == 0x80) {
+      --length;
+    }
+    line.cut = true;
+  }
+  line.text.assign(text.substr(start, length));
+  return line;
+}
+
+Result<FileFindings> search_file(int fd, const std::string& path, const LineMatcher& matcher,
+                                 const GrepOptions& options, std::size_t limit,
+                                 std::uint64_t max_bytes) {
+  FileFindings out;
+  Scan scan(path, matcher, options, limit);
+  std::string buffer;
+  std::size_t kept = 0;  // the start of a line the last chunk cut, at the buffer's start
+  for (bool end_of_file = false; !end_of_file && !scan.full();) {
+    if (out.bytes >= max_bytes) {
+      out.out_of_bytes = true;
+      break;
+    }
+    const auto want =
+        static_cast<std::size_t>(std::min<std::uint64_t>(kGrepChunkBytes, max_bytes - out.bytes));
+    buffer.resize(kept + want);
+    auto* into = reinterpret_cast<std::uint8_t*>(buffer.data() + kept);
+    auto got = sys::pread_full(fd, into, want, out.bytes);
+    if (!got) return got.error();
+    out.bytes += got.value();
+    const std::size_t end = kept + got.value();
+    end_of_file = got.value() < want;
+    // Binary data: the chunk that holds it is not searched, as ripgrep leaves the buffer it
+    // found a NUL in (so a small file with one is not searched at all).
+    if (std::memchr(buffer.data() + kept, 0, got.value()) != nullptr) {
+      out.binary = true;
+      break;
+    }
+    std::size_t cut = end;
+    if (!end_of_file) {
+      const void* newline = ::memrchr(buffer.data() + kept, '\n', end - kept);
+      if (newline == nullptr) {
+        kept = end;
+        if (kept < kGrepLineBound) continue;
+        out.long_line = true;
+        break;
+      }
+      cut = static_cast<std::size_t>(static_cast<const char*>(newline) - buffer.data()) + 1;
+    }
+    if (cut > 0) scan.region(std::string_view(buffer.data(), cut));
+    buffer.erase(0, cut);
+    kept = end - cut;
+  }
+  out.matches = scan.take();
+  return out;
+}
+
+}  // namespace msb

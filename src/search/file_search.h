@@ -1,0 +1,45 @@
+// One file searched as ripgrep searches it with a fixed buffer: read in chunks, never whole, so a
+// file of any size costs a bounded amount of memory. Only complete lines are matched (the part of
+// a line a chunk cuts is carried into the next), so a line across a chunk's edge is found as it
+// is; context lines come from the chunk before or after where they lie there. A NUL byte is
+// binary data: the search stops at the chunk that holds it, and the matches in the chunks before
+// stand (ripgrep's "quit" detection, with its buffers: a file whose first chunk holds a NUL gives
+// no match).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "search/grep.h"
+#include "search/line_matcher.h"
+
+namespace msb {
+
+// What one search thread holds of a file: a chunk, and the line a chunk cut, which may grow to
+// kGrepLineBound before the file is given up (a line longer than that is not searched; rg would
+// hold it whole).
+inline constexpr std::size_t kGrepChunkBytes = 256 * 1024;
+inline constexpr std::size_t kGrepLineBound = 16 * 1024 * 1024;
+inline constexpr std::size_t kGrepBytesPerThread = kGrepChunkBytes + kGrepLineBound;
+
+struct FileFindings {
+  std::vector<GrepMatch> matches;
+  std::uint64_t bytes = 0;    // read from the file
+  bool binary = false;        // a NUL byte ended the search (file_search.h)
+  bool long_line = false;     // a line past kGrepLineBound ended it
+  bool out_of_bytes = false;  // `max_bytes` ended it
+};
+
+// Searches the open file `fd` from its start for lines `matcher` matches, at most `limit`
+// matches and `max_bytes` bytes read. `path` is the virtual path the matches are reported under.
+Result<FileFindings> search_file(int fd, const std::string& path, const LineMatcher& matcher,
+                                 const GrepOptions& options, std::size_t limit,
+                                 std::uint64_t max_bytes);
+
+// A line's text without its ending, cut to `limit` bytes at a UTF-8 boundary.
+GrepLine line_at(std::string_view text, std::size_t start, std::uint64_t number, std::size_t limit);
+
+}  // namespace msb
