@@ -136,23 +136,24 @@ GrepLine line_at(std::string_view text, std::size_t start, std::uint64_t number,
   return line;
 }
 
-Result<FileFindings> search_file(int fd, const std::string& path, const LineMatcher& matcher,
+Result<FileFindings> search_file(const FileToSearch& file, const LineMatcher& matcher,
                                  const GrepOptions& options, std::size_t limit,
-                                 std::uint64_t max_bytes) {
+                                 std::uint64_t max_bytes, std::vector<char>& buffer) {
   FileFindings out;
-  Scan scan(path, matcher, options, limit);
-  std::string buffer;
+  Scan scan(file.path, matcher, options, limit);
   std::size_t kept = 0;  // the start of a line the last chunk cut, at the buffer's start
   for (bool end_of_file = false; !end_of_file && !scan.full();) {
     if (out.bytes >= max_bytes) {
       out.out_of_bytes = true;
       break;
     }
-    const auto want =
-        static_cast<std::size_t>(std::min<std::uint64_t>(kGrepChunkBytes, max_bytes - out.bytes));
-    buffer.resize(kept + want);
+    // A byte past the size fstat gave, so that one read of a small file also sees its end.
+    const std::uint64_t left = file.size > out.bytes ? file.size - out.bytes : 0;
+    const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(
+        {kGrepChunkBytes, max_bytes - out.bytes, std::max<std::uint64_t>(left, 4095) + 1}));
+    if (buffer.size() < kept + want) buffer.resize(kept + want);
     auto* into = reinterpret_cast<std::uint8_t*>(buffer.data() + kept);
-    auto got = sys::pread_full(fd, into, want, out.bytes);
+    auto got = sys::pread_full(file.fd, into, want, out.bytes);
     if (!got) return got.error();
     out.bytes += got.value();
     const std::size_t end = kept + got.value();
@@ -175,8 +176,8 @@ Result<FileFindings> search_file(int fd, const std::string& path, const LineMatc
       cut = static_cast<std::size_t>(static_cast<const char*>(newline) - buffer.data()) + 1;
     }
     if (cut > 0) scan.region(std::string_view(buffer.data(), cut));
-    buffer.erase(0, cut);
     kept = end - cut;
+    std::memmove(buffer.data(), buffer.data() + cut, kept);
   }
   out.matches = scan.take();
   return out;

@@ -33,11 +33,18 @@ struct FileFindings {
   bool out_of_bytes = false;  // `max_bytes` ended it
 };
 
-// Searches the open file `fd` from its start for lines `matcher` matches, at most `limit`
-// matches and `max_bytes` bytes read. `path` is the virtual path the matches are reported under.
-Result<FileFindings> search_file(int fd, const std::string& path, const LineMatcher& matcher,
+struct FileToSearch {
+  int fd = -1;              // open for reading
+  std::uint64_t size = 0;   // as fstat said when it was opened (a hint: the file may change)
+  const std::string& path;  // virtual: what the matches are reported under
+};
+
+// Searches `file` from its start for lines `matcher` matches, at most `limit` matches and
+// `max_bytes` bytes read. `buffer` is the calling thread's, kept from file to file so that a
+// small file costs no allocation; it grows to kGrepBytesPerThread at most.
+Result<FileFindings> search_file(const FileToSearch& file, const LineMatcher& matcher,
                                  const GrepOptions& options, std::size_t limit,
-                                 std::uint64_t max_bytes);
+                                 std::uint64_t max_bytes, std::vector<char>& buffer);
 
 // A line's text without its ending, cut to `limit` bytes at a UTF-8 boundary.
 GrepLine line_at(std::string_view text, std::size_t start, std::uint64_t number, std::size_t limit);

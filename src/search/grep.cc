@@ -152,6 +152,7 @@ class Search {
   static constexpr unsigned kCpuCheckFiles = 16;
 
   void work() {
+    std::vector<char> buffer;  // this thread's, from file to file (file_search.h)
     std::uint64_t since = thread_cpu_ns();
     for (unsigned n = 1;; ++n) {
       if (cancel_requested(cancel_)) {
@@ -160,7 +161,7 @@ class Search {
       if (stop_.load() != GrepStop::none) break;
       const auto i = queue_.take();
       if (!i) break;
-      search_file(queue_.path(*i), queue_.found(*i));
+      search_file(queue_.path(*i), queue_.found(*i), buffer);
       if (n % kCpuCheckFiles == 0) {
         const std::uint64_t now = thread_cpu_ns();
         const std::uint64_t spent = cpu_ns_.fetch_add(now - since) + (now - since);
@@ -171,7 +172,8 @@ class Search {
     cpu_ns_.fetch_add(thread_cpu_ns() - since);
   }
 
-  void search_file(const std::string& path, std::vector<GrepMatch>& found) {
+  void search_file(const std::string& path, std::vector<GrepMatch>& found,
+                   std::vector<char>& buffer) {
     const std::uint64_t room =
         options_.max_bytes > bytes_.load() ? options_.max_bytes - bytes_.load() : 0;
     if (room == 0) return stop(GrepStop::bytes);
@@ -185,7 +187,8 @@ class Search {
       return;
     }
     const std::size_t limit = options_.max_results + 1;
-    auto findings = msb::search_file(file.value().fd.get(), path, matcher_, options_, limit, room);
+    const FileToSearch open{file.value().fd.get(), file.value().size, path};
+    auto findings = msb::search_file(open, matcher_, options_, limit, room, buffer);
     if (!findings) {
       refused_.fetch_add(1);
       return;
