@@ -13,11 +13,13 @@
 // registry npm's own config names); nothing of it is kept. Where npm cannot fetch it the bench
 // says so and exits 0 (so `npm run bench` goes on offline). Reads and writes use a 4 KiB text
 // file, lists a directory of 100 entries. The process always exits 0 once both servers ran.
+// Then a burst: BURST pings written at once on a raw stdio pipe, timed to the last reply, and a
+// ping sent after them, timed alone (issue 39: one listener per reply used to wedge the server).
 
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { spawnSync } = require('child_process');
+const { spawn, spawnSync } = require('child_process');
 const { performance } = require('perf_hooks');
 
 const OFFICIAL = '@modelcontextprotocol/server-filesystem';
@@ -25,6 +27,8 @@ const OURS = path.join(__dirname, '..', 'mcp', 'bin', 'mount-sandbox-mcp.js');
 const FILE_BYTES = 4 * 1024;
 const LIST_ENTRIES = 100;
 const SLICE = 10; // calls of one server before the other's turn
+const BURST = 20_000;
+const BURST_TIMEOUT_MS = 120_000;
 
 function parseArgs(argv) {
   const opts = { runs: 200, json: false };
@@ -121,14 +125,63 @@ async function measure(servers, runs) {
   return samples;
 }
 
-function report(samples, opts, version) {
+// `args` started as a process; BURST pings written at once: the time to the last reply, then the
+// time of one more ping (null where the burst was not answered within BURST_TIMEOUT_MS).
+async function burst(args) {
+  const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'ignore'] });
+  let replies = 0;
+  let waiter = null;
+  let partial = '';
+  child.stdout.on('data', (chunk) => {
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop();
+    replies += lines.length;
+    if (waiter && replies >= waiter.count) waiter.resolve(true);
+  });
+  const until = (count) => new Promise((resolve) => {
+    if (replies >= count) return resolve(true);
+    waiter = { count, resolve };
+    setTimeout(() => resolve(false), BURST_TIMEOUT_MS).unref();
+  });
+  const send = (text) => child.stdin.write(text);
+  try {
+    send(`${JSON.stringify({ jsonrpc: '2.0', id: 'i', method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '0' } } })}\n`);
+    await until(1);
+    send('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+    let text = '';
+    for (let i = 0; i < BURST; i++) text += `{"jsonrpc":"2.0","id":${i},"method":"ping"}\n`;
+    const start = performance.now();
+    send(text);
+    if (!(await until(1 + BURST))) return { burstMs: null, afterMs: null };
+    const burstMs = performance.now() - start;
+    const after = performance.now();
+    send('{"jsonrpc":"2.0","id":"after","method":"ping"}\n');
+    if (!(await until(2 + BURST))) return { burstMs, afterMs: null };
+    return { burstMs, afterMs: performance.now() - after };
+  } finally {
+    child.kill();
+  }
+}
+
+function burstLines(bursts) {
+  const ms = (x) => (x === null ? `> ${BURST_TIMEOUT_MS / 1000} s` : `${x.toFixed(1)} ms`);
+  const ratio = (a, b) => (a === null || b === null ? '-' : `${(a / b).toFixed(2)}x`);
+  return [
+    `burst of ${BURST} pipelined pings: to the last reply, then one ping sent after`,
+    'what            mount-sandbox-mcp   official   ours/official',
+    `burst ${ms(bursts.ours.burstMs).padStart(27)} ${ms(bursts.official.burstMs).padStart(10)} ${ratio(bursts.ours.burstMs, bursts.official.burstMs).padStart(15)}`,
+    `ping after ${ms(bursts.ours.afterMs).padStart(22)} ${ms(bursts.official.afterMs).padStart(10)} ${ratio(bursts.ours.afterMs, bursts.official.afterMs).padStart(15)}`,
+  ];
+}
+
+function report(samples, opts, version, bursts) {
   const rows = ['read', 'write', 'list'].map((op) => {
     const ours = median(samples.ours[op]);
     const official = median(samples.official[op]);
     return { op, oursMs: ours, officialMs: official, ratio: ours / official };
   });
   if (opts.json) {
-    process.stdout.write(`${JSON.stringify({ runs: opts.runs, official: `${OFFICIAL}@${version}`, rows }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ runs: opts.runs, official: `${OFFICIAL}@${version}`, rows, burst: { pings: BURST, ...bursts } }, null, 2)}\n`);
     return;
   }
   console.log(`MCP tool-call latency, median of ${opts.runs} calls each, over stdio (${OFFICIAL}@${version})`);
@@ -136,6 +189,8 @@ function report(samples, opts, version) {
   for (const r of rows) {
     console.log(`${r.op.padEnd(6)} ${`${r.oursMs.toFixed(3)} ms`.padStart(17)} ${`${r.officialMs.toFixed(3)} ms`.padStart(10)} ${r.ratio.toFixed(2).padStart(15)}x`);
   }
+  console.log('');
+  for (const line of burstLines(bursts)) console.log(line);
 }
 
 async function main() {
@@ -164,7 +219,9 @@ async function main() {
       { name: 'ours', client: ours, calls: calls((name) => `/${name}`, text) },
       { name: 'official', client: official, calls: calls((name) => path.join(data, name), text) },
     ];
-    report(await measure(servers, opts.runs), opts, installed.version);
+    const samples = await measure(servers, opts.runs);
+    const bursts = { ours: await burst([OURS, '--root', data]), official: await burst([installed.entry, data]) };
+    report(samples, opts, installed.version, bursts);
   } finally {
     await Promise.all(clients.map((c) => c.close().catch(() => {})));
     fs.rmSync(tmp, { recursive: true, force: true });

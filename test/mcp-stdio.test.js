@@ -52,7 +52,7 @@ async function rawServer() {
 }
 
 describe('a burst of pipelined requests', () => {
-  test('100,000 pings sent without waiting are all answered, and the next ping after them too', async () => {
+  test('100,000 pings sent without waiting are all answered, the ping after them too, and a ping sent then within a second', async () => {
     const server = await rawServer();
     try {
       let burst = '';
@@ -69,6 +69,12 @@ describe('a burst of pipelined requests', () => {
       // reply); its speed is bench/mcp.js's to measure, this that it answers at all.
       await settleWithin(server.reply('after'), 60_000, 'the ping after the burst');
       clearInterval(sampler);
+      // Then the server is itself again: a ping sent now is answered at once (the old one took
+      // 30 s or more, burning CPU on its listeners).
+      const sent = Date.now();
+      server.child.stdin.write(line({ jsonrpc: '2.0', id: 'later', method: 'ping' }));
+      await settleWithin(server.reply('later'), 60_000, 'the ping sent once the burst was answered');
+      expect(Date.now() - sent).toBeLessThan(1000);
       expect(server.seen()).toBeGreaterThanOrEqual(100_002);
       expect(server.stderr()).not.toContain('MaxListenersExceededWarning');
       expect(most).toBeLessThan(600);
