@@ -4,24 +4,24 @@
 // for E2BIG, 126 and the command's size against the kernel's limit it passed, one argument's
 // (MAX_ARG_STRLEN: a long `sh -c` script) or all arguments' and the environment's together
 // (ARG_MAX); any other errno, 126 and "Permission denied", as a shell says it.
-const { os, childProcess } = require('../common/builtins');
+const { fs, os } = require('../common/builtins');
 const { excerpt } = require('../common/display');
 
 // The kernel's bound on one argument or variable, its NUL included: 32 pages of 4 KiB.
 const MAX_ARG_STRLEN = 131072;
 
-let argMax = null;
-// ARG_MAX as the system reports it (a quarter of the stack's rlimit), asked once; the launcher
-// does not change the stack's rlimit, so the command has this one.
+// ARG_MAX as the kernel applies it: a quarter of the stack's soft rlimit, never under
+// MAX_ARG_STRLEN (what getconf ARG_MAX reports, read here without running a process). The
+// launcher does not change the stack's rlimit, so the command has this one; 0 where the stack is
+// unlimited or the limit cannot be read.
 function systemArgMax() {
-  if (argMax === null) {
-    try {
-      argMax = Number(childProcess.execFileSync('getconf', ['ARG_MAX'], { encoding: 'utf8', env: {}, timeout: 5000 }).trim()) || 0;
-    } catch {
-      argMax = 0;
-    }
+  try {
+    const stack = /^Max stack size\s+(\S+)/m.exec(fs.readFileSync('/proc/self/limits', 'utf8'));
+    const bytes = stack === null ? NaN : Number(stack[1]);
+    return Number.isSafeInteger(bytes) ? Math.max(Math.floor(bytes / 4), MAX_ARG_STRLEN) : 0;
+  } catch {
+    return 0;
   }
-  return argMax;
 }
 
 const HOW = 'Write the long part to a file and run that, or pass it on stdin.';
