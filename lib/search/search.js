@@ -34,8 +34,8 @@ function globs(value, key) {
   return list;
 }
 
-function flag(options, key) {
-  const value = options[key] ?? false;
+function flag(options, key, byDefault = false) {
+  const value = options[key] ?? byDefault;
   if (typeof value !== 'boolean') throw new TypeError(`expected a boolean for ${key}`);
   return value;
 }
@@ -78,7 +78,7 @@ function grepRequest(pattern, given) {
     context: integer(options, 'context'),
     maxResults: integer(options, 'maxResults'),
     maxLineBytes: integer(options, 'maxLineBytes'),
-    ignoreFiles: flag(options, 'gitignore'),
+    ignoreFiles: flag(options, 'gitignore', true), // ripgrep's default
     hidden: flag(options, 'hidden'),
     maxBytes: integer(options, 'maxBytes'),
     maxCpuMs: integer(options, 'maxCpuMs'),

@@ -33,8 +33,10 @@ export interface GrepOptions {
    */
   maxLineBytes?: number;
   /**
-   * Honour .gitignore and .ignore files as ripgrep does.
-   * @default false
+   * Honour ignore files as ripgrep does: .gitignore files and .git/info/exclude inside a git
+   * repository (a nested repository starts afresh), .ignore files anywhere. As ripgrep, on unless
+   * turned off.
+   * @default true
    */
   gitignore?: boolean;
   /**

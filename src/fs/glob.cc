@@ -382,7 +382,7 @@ bool GlobComponent::match(std::string_view text) const {
   return component_matches(*this, name, work);
 }
 
-Result<GlobMatcher> GlobMatcher::compile(std::string_view pattern) {
+Result<GlobMatcher> GlobMatcher::compile(std::string_view pattern, Dots dots) {
   if (pattern.empty() || pattern.size() > kMaxGlobPatternBytes) return invalid();
   if (pattern.find('\0') != kNpos || !is_valid_utf8(pattern)) return invalid();
   std::string text(pattern);
@@ -401,7 +401,10 @@ Result<GlobMatcher> GlobMatcher::compile(std::string_view pattern) {
   for (std::size_t i = 0; i < base; ++i) m.base_.push_back(alternatives.front()[i].literal);
   for (auto& components : alternatives) {
     m.alternatives_.push_back(static_cast<std::uint32_t>(m.components_.size()));
-    for (auto& c : components) m.components_.push_back(std::move(c));
+    for (auto& c : components) {
+      if (dots == Dots::wildcards_too) c.dot_ok = true;
+      m.components_.push_back(std::move(c));
+    }
     GlobComponent end;
     end.end = true;
     m.components_.push_back(std::move(end));

@@ -61,7 +61,10 @@ class GlobMatcher {
   // invalid_pattern for empty or over-long patterns, NUL, ill-formed UTF-8, "..", unbalanced
   // brackets or braces, a trailing backslash, reversed ranges, components no name can match
   // (longer than NAME_MAX), and braces beyond the bounds above.
-  static Result<GlobMatcher> compile(std::string_view pattern);
+  // `dots`: literal_only (glob's rule above) or wildcards_too, git's wildmatch, where "*", "?",
+  // a set and "**" match names starting with "." as any other (.gitignore files).
+  enum class Dots : std::uint8_t { literal_only, wildcards_too };
+  static Result<GlobMatcher> compile(std::string_view pattern, Dots dots = Dots::literal_only);
 
   // The directory every match lies in or below: the leading literal components all
   // alternatives share, never including an alternative's last component.

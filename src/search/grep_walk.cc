@@ -11,10 +11,12 @@ namespace {
 
 constexpr std::uint64_t kMaxIgnoreFileBytes = 1 << 20;
 
-// The ignore files of one directory, highest precedence last (.ignore over .gitignore).
+// The ignore files of one directory, highest precedence last (.ignore over .gitignore over the
+// repository's .git/info/exclude).
 struct IgnoreLayer {
   std::string base;  // the directory, virtual; "" for "/"
   IgnoreRules rules;
+  bool git = false;  // .gitignore or info/exclude: binds only inside its own repository
 };
 
 std::string child_of(const std::string& dir, const std::string& name) {
@@ -33,8 +35,7 @@ class Walk {
 
   Result<WalkResult> run() {
     if (filters_.ignore_files) load_ancestors();
-    in_repo_ = repo_above_;
-    if (auto st = visit(root_, in_repo_); !st) return st.error();
+    if (auto st = visit(root_, repo_above_); !st) return st.error();
     return out_;
   }
 
@@ -54,26 +55,36 @@ class Walk {
       if (git && git.value()) {
         top = i + 1;
         repo_above_ = true;
+        repo_base_ = above[i] == "/" ? "" : above[i];
         break;
       }
     }
-    for (std::size_t i = std::min(top, above.size()); i-- > 0;) push_layers(above[i], repo_above_);
-  }
-
-  void push_layers(const std::string& dir, bool in_repo) {
-    for (const char* name : {".gitignore", ".ignore"}) {
-      if (std::string_view(name) == ".gitignore" && !in_repo) continue;
-      auto text = sandbox_.read(child_of(dir, name), kMaxIgnoreFileBytes);
-      if (!text) continue;
-      IgnoreRules rules = IgnoreRules::parse(std::string_view(
-          reinterpret_cast<const char*>(text.value().data.get()), text.value().size));
-      if (!rules.empty()) layers_.push_back({dir == "/" ? "" : dir, std::move(rules)});
+    for (std::size_t i = std::min(top, above.size()); i-- > 0;) {
+      push_layers(above[i], repo_above_, repo_above_ && i + 1 == top);
     }
   }
 
+  void push_layer(const std::string& dir, const std::string& file, bool git) {
+    auto text = sandbox_.read(file, kMaxIgnoreFileBytes);
+    if (!text) return;
+    IgnoreRules rules = IgnoreRules::parse(std::string_view(
+        reinterpret_cast<const char*>(text.value().data.get()), text.value().size));
+    if (!rules.empty()) layers_.push_back({dir == "/" ? "" : dir, std::move(rules), git});
+  }
+
+  // `repo_top`: `dir` holds the repository's .git, whose info/exclude ranks below every file.
+  void push_layers(const std::string& dir, bool in_repo, bool repo_top) {
+    if (repo_top) push_layer(dir, child_of(dir, ".git/info/exclude"), true);
+    if (in_repo) push_layer(dir, child_of(dir, ".gitignore"), true);
+    push_layer(dir, child_of(dir, ".ignore"), false);
+  }
+
+  // The last rule that speaks, nearest directory first; a git layer only within the repository
+  // the entry is in (a nested repository starts afresh, as git and ripgrep read it).
   bool ignored(const std::string& path, const std::string& name, bool is_dir) const {
     for (auto it = layers_.rbegin(); it != layers_.rend(); ++it) {
       if (path.size() <= it->base.size() + 1) continue;
+      if (it->git && it->base.size() < repo_base_.size()) continue;
       const std::string_view rel = std::string_view(path).substr(it->base.size() + 1);
       if (auto verdict = it->rules.verdict(rel, name, is_dir)) return *verdict;
     }
@@ -117,11 +128,13 @@ class Walk {
       return ok_status();
     }
     const std::size_t depth_layers = layers_.size();
+    const std::string outer_repo = repo_base_;
     if (filters_.ignore_files) {
       const bool repo_here = std::any_of(entries.begin(), entries.end(),
                                          [](const DirEntry& e) { return e.name == ".git"; });
+      if (repo_here) repo_base_ = dir == "/" ? "" : dir;
       in_repo = in_repo || repo_here;
-      push_layers(dir, in_repo);
+      push_layers(dir, in_repo, repo_here);
     }
     resolve_types(dir, entries);
     // A directory sorts as its name and a slash, so that everything below it comes out where its
@@ -139,6 +152,7 @@ class Walk {
       }
     }
     layers_.resize(depth_layers);
+    repo_base_ = outer_repo;
     return ok_status();
   }
 
@@ -173,7 +187,8 @@ class Walk {
   const FileSink& sink_;
   std::vector<IgnoreLayer> layers_;
   bool repo_above_ = false;
-  bool in_repo_ = false;
+  // The top of the repository the walk is in ("" for "/"; meaningful only inside one).
+  std::string repo_base_;
   std::size_t entries_ = 0;
   WalkResult out_;
 };

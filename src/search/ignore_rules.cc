@@ -47,7 +47,7 @@ IgnoreRules IgnoreRules::parse(std::string_view text) {
     rule.by_name = line.find('/') == std::string_view::npos;
     while (!line.empty() && line.front() == '/') line.remove_prefix(1);
     if (line.empty()) continue;
-    auto matcher = GlobMatcher::compile(rooted(line));
+    auto matcher = GlobMatcher::compile(rooted(line), GlobMatcher::Dots::wildcards_too);
     if (!matcher) continue;
     rule.matcher = std::move(matcher.value());
     out.rules_.push_back(std::move(rule));

@@ -1,8 +1,8 @@
 // The rules of one .gitignore or .ignore file, as git reads them: a pattern without a "/" (but a
 // trailing one) matches a name at any depth below the file's directory, one with a "/" the path
 // from that directory; a trailing "/" matches directories only; "!" re-includes; the last rule
-// that matches decides. Patterns are the core's globs (glob.h), so "*" does not match a leading
-// "." (the walk passes hidden entries over by default anyway).
+// that matches decides. Patterns are the core's globs (glob.h) with git's rule for dots: "*"
+// matches a leading "." as any other character (`*.bak` covers `.x.bak`).
 #pragma once
 
 #include <optional>

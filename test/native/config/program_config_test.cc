@@ -138,6 +138,25 @@ TEST(ProgramConfig, AllowPseudoFilesystemOnTheRootEachMountAndEachZone) {
             "sandbox.allowPseudoFilesystem");
 }
 
+TEST(ProgramConfig, TmpBytesIsASizeInBytesZeroIncluded) {
+  auto sized =
+      msb::parse_program_config("sandbox:\n  tmpBytes: 8388608\n", "/p/c.yaml", ConfigFormat::yaml);
+  ASSERT_TRUE(sized.ok());
+  EXPECT_EQ(sized.value().sandbox->tmp_bytes, 8388608u);
+  auto host =
+      msb::parse_program_config("sandbox:\n  tmpBytes: 0\n", "/p/c.yaml", ConfigFormat::yaml);
+  ASSERT_TRUE(host.ok());
+  EXPECT_EQ(host.value().sandbox->tmp_bytes, 0u);
+  auto unset = msb::parse_program_config("sandbox: {}\n", "/p/c.yaml", ConfigFormat::yaml);
+  ASSERT_TRUE(unset.ok());
+  EXPECT_FALSE(unset.value().sandbox->tmp_bytes.has_value());
+  for (const char* bad : {"1G", "-1", "1.5", "9007199254740992"}) {
+    auto refused = msb::parse_program_config(std::string("sandbox:\n  tmpBytes: ") + bad + "\n",
+                                             "/p/c.yaml", ConfigFormat::yaml);
+    EXPECT_FALSE(refused.ok()) << bad;
+  }
+}
+
 TEST(ProgramConfig, NoSandboxSectionMeansNoFileAccess) {
   for (std::string_view text : {"", "# nothing yet\n", "\n  \n", "~\n", "model: m\n"}) {
     const ProgramConfig c = config_ok(text);
@@ -368,7 +387,8 @@ const ErrorCase kErrorCases[] = {
      "a known key (allowed: ..."},
     {"unknown_sandbox_key", Y, "sandbox:\n  readOnly: true\n", "sandbox.readOnly", 2, 3,
      "a known key (allowed: root, readonly, mounts, approval, allowedSuffixes, deniedSuffixes, "
-     "maxFileBytes, allowPseudoFilesystem, network, changes, trustedNames, zones, mode)"},
+     "maxFileBytes, allowPseudoFilesystem, network, changes, tmpBytes, trustedNames, zones, "
+     "mode)"},
     {"unknown_mount_key", Y,
      "sandbox:\n  mounts:\n    - source: a\n      target: /a\n      readOnly: true\n",
      "sandbox.mounts[0].readOnly", 5, 7,
@@ -389,7 +409,7 @@ const ErrorCase kErrorCases[] = {
     {"policy_key_in_zone_form", Y, "sandbox:\n  approval: {write: ask}\n  zones: {}\n",
      "sandbox.approval", 2, 3,
      "a key of the zone form (allowed: zones, mode, root, readonly, network, changes, "
-     "trustedNames)..."},
+     "tmpBytes, trustedNames)..."},
     // mounts
     {"duplicate_target", Y,
      "sandbox:\n  mounts:\n    - source: a\n      target: /data\n    - source: b\n"

@@ -31,6 +31,13 @@ TEST(IgnoreRulesTest, EscapesTrailingSpacesAndCrlf) {
   EXPECT_EQ(rules.verdict("!bang", "!bang", false), true);
 }
 
+TEST(IgnoreRulesTest, WildcardsMatchNamesThatBeginWithADotAsGitDoes) {
+  const IgnoreRules rules = IgnoreRules::parse("*.bak\n*rc\n**/cache/\n");
+  EXPECT_EQ(rules.verdict(".x.bak", ".x.bak", false), true);
+  EXPECT_EQ(rules.verdict("a/.bashrc", ".bashrc", false), true);
+  EXPECT_EQ(rules.verdict(".config/cache", "cache", true), true);
+}
+
 std::vector<std::size_t> lines(std::string_view pattern, std::string_view text,
                                bool literal = false) {
   auto m = LineMatcher::compile(pattern, literal, false);
