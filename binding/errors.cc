@@ -15,6 +15,10 @@ Napi::Object error_details(Napi::Env env, const msb::Error& error) {
   if (error.filesystem != nullptr)
     details.Set("filesystem", Napi::String::New(env, error.filesystem));
   if (error.trusted != nullptr) details.Set("trusted", Napi::String::New(env, error.trusted));
+  if (error.pattern_problem != nullptr)
+    details.Set("patternProblem", Napi::String::New(env, error.pattern_problem));
+  if (error.offset != msb::Error::kNoIndex)
+    details.Set("offset", Napi::Number::New(env, static_cast<double>(error.offset)));
   if (error.op != msb::SysOp::none) {
     details.Set("syscall", Napi::String::New(env, std::string(msb::sysop_name(error.op))));
   }

@@ -71,6 +71,8 @@ function errorFromCode(code, path, given, context) {
   if (details.index !== undefined) error.index = details.index;
   // As on Node's fs errors: the system call the host refused, never its arguments.
   if (details.syscall !== undefined) error.syscall = details.syscall;
+  // A refused search pattern: why and where (bytes into it), for lib/search/search.js to word.
+  if (details.patternProblem !== undefined) Object.assign(error, { patternProblem: details.patternProblem, offset: details.offset });
   return error;
 }
 

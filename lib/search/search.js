@@ -87,12 +87,31 @@ function grepRequest(pattern, given) {
   return { path: options.path ?? '/', native, signal };
 }
 
+// Why the core refused a pattern (src/search/line_matcher.h), worded as ripgrep words it: what,
+// where, and what to do instead.
+const ENGINE = 'the engine is RE2 (ripgrep\'s default engine is alike), which runs in time linear in the text and has none';
+const PATTERN_PROBLEMS = {
+  'line-break': ['it holds a line break', 'each line is searched on its own, so no match can span lines; search for the text of one line at a time'],
+  backreference: ['a backreference is not supported', `${ENGINE}. Pass literal: true to search for the text as it is`],
+  lookaround: ['look-around (look-ahead, look-behind) is not supported', ENGINE],
+  'too-large': ['it compiles to more than the engine\'s memory bound', 'make it smaller (fewer alternatives or repetitions)'],
+  syntax: ['RE2 cannot parse it', 'the syntax is ripgrep\'s, without backreferences or look-around. Pass literal: true to search for the text as it is'],
+};
+
+// ", at character N ("...")": where in the pattern, counted in characters from 1, and what is there.
+function wherePattern(pattern, offset) {
+  if (!Number.isSafeInteger(offset)) return '';
+  const before = Buffer.from(pattern).subarray(0, offset).toString('utf8');
+  return `, at character ${[...before].length + 1} (${JSON.stringify(excerpt(pattern.slice(before.length), 20))})`;
+}
+
 // The core says which was refused: the pattern (index 0) or a glob (index 1).
 function invalidPattern(error, pattern) {
+  const [what, instead] = PATTERN_PROBLEMS[error.patternProblem] ?? PATTERN_PROBLEMS.syntax;
   const message = error.index === 1
     ? 'Invalid glob in include or exclude (globs as glob() takes them: *, ?, **, [abc], {a,b})'
-    : `Invalid regular expression ${JSON.stringify(excerpt(pattern))}: RE2 syntax (as ripgrep's: no backreferences or lookaround), ` +
-      'and a match cannot span lines. Pass literal: true to search for the text as it is';
+    : `Invalid ${error.patternProblem === 'line-break' ? 'pattern' : 'regular expression'} ${JSON.stringify(excerpt(pattern))}: ` +
+      `${what}${wherePattern(pattern, error.offset)}; ${instead}`;
   const refusal = new SandboxError('INVALID_PATTERN', message);
   refusal.index = error.index;
   return refusal;

@@ -135,6 +135,10 @@ struct Error {
   const char* filesystem = nullptr;
   // host_trusted: why, a name from a closed set of literals (trusted_kind_name).
   const char* trusted = nullptr;
+  // invalid_pattern: what is wrong, a name from a closed set of literals (search/line_matcher.h),
+  // and the byte offset in the pattern where it is (kNoIndex where it is not known).
+  const char* pattern_problem = nullptr;
+  std::size_t offset = kNoIndex;
 };
 
 // Minimal expected<T, E>: std::expected needs C++23. The sandbox reports Error; the config

@@ -18,7 +18,11 @@ namespace msb {
 
 class LineMatcher {
  public:
-  // invalid_pattern for a pattern RE2 refuses, or one that could match across lines.
+  // invalid_pattern for a pattern refused as ripgrep refuses it, with Error::pattern_problem
+  // saying why and Error::offset where (bytes into `pattern`): "line-break" (a "\n" written in
+  // it: each line is matched on its own), "backreference", "lookaround", "too-large", or
+  // "syntax" (anything else RE2's parser refuses: an unclosed group or set, a bad escape or
+  // repetition); "empty" for an empty pattern.
   static Result<LineMatcher> compile(std::string_view pattern, bool literal, bool ignore_case);
   LineMatcher(LineMatcher&&) noexcept;
   LineMatcher& operator=(LineMatcher&&) noexcept;
