@@ -342,8 +342,9 @@ async function runCommand(state, { sandbox, handle }, sandboxPaths, argv, opts, 
     : await layered(state, sandbox, sandboxPaths, opts.hostReadPaths);
   const launch = networkLaunch(opts.network);
   const env = await mountPointExcludes(state.mounts, state.tmp, opts.env); // untracked in git status otherwise
-  const policy = launchPolicy(sandboxPaths, protectedPaths, { ...opts, env }, argv, cwd, state.tmp, launch);
-  if (state.layers !== null && tmpSize(opts.limits) > 0) policy.scratchLayers = true; // bounded with /tmp
+  // With layers and a bounded /tmp, the launcher may put them in its tmpfs (bounded with it).
+  const scratchLayers = state.layers !== null && tmpSize(opts.limits) > 0;
+  const policy = { ...launchPolicy(sandboxPaths, protectedPaths, { ...opts, env }, argv, cwd, state.tmp, launch), ...(scratchLayers ? { scratchLayers } : {}) };
   const sinceMs = Date.now(); // a host file changed after this changed during the run: a conflict
   const ran = await runAllowingFallback(policy, opts, { policy: opts.network, onRequest: opts.onRequest });
   const { status } = ran;
