@@ -35,12 +35,17 @@ const char* outcome_name(msb::changes::Outcome outcome) {
   return "refused";
 }
 
+// { upper, target, base? }: `base`, a descriptor the caller holds open until the promise settles
+// (the run's tmpfs: lib/changes/layers.js), or none for a host path.
 std::vector<msb::changes::Layer> layers_from(const Napi::Array& given) {
   std::vector<msb::changes::Layer> out;
   for (uint32_t i = 0; i < given.Length(); ++i) {
     Napi::Object layer = given.Get(i).As<Napi::Object>();
-    out.push_back({layer.Get("upper").As<Napi::String>().Utf8Value(),
-                   layer.Get("target").As<Napi::String>().Utf8Value()});
+    msb::changes::Layer& made = out.emplace_back();
+    made.upper = layer.Get("upper").As<Napi::String>().Utf8Value();
+    made.target = layer.Get("target").As<Napi::String>().Utf8Value();
+    Napi::Value base = layer.Get("base");
+    if (base.IsNumber()) made.base = base.As<Napi::Number>().Int32Value();
   }
   return out;
 }
@@ -85,7 +90,7 @@ Napi::Value to_report(Napi::Env env, msb::changes::LandReport& report) {
 
 }  // namespace
 
-// landChanges([{ upper, target }], { sinceMs, dryRun, holdAsk, only }):
+// landChanges([{ upper, target, base? }], { sinceMs, dryRun, holdAsk, only }):
 // { changes: [{ path, kind, size, outcome, approval, code?, details? }], truncated }. A refusal's
 // code and details are what the file API's error for the path is built from (lib/errors).
 Napi::Value SandboxWrap::LandChanges(const Napi::CallbackInfo& info) {

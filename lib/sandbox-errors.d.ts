@@ -60,6 +60,7 @@ export type EnforcementLayer =
   | 'memory-cgroup'
   | 'shm-limit'
   | 'tmp-limit'
+  | 'copy-on-write-limit'
   | 'cpu-limit'
   | 'no-capabilities'
   | 'namespaces'

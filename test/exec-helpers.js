@@ -14,6 +14,7 @@ const path = require('path');
 const { spawnSync } = require('child_process');
 const { createMountSandbox } = require('../lib');
 const { launcherPath } = require('../lib/exec/launcher');
+const { addon } = require('../lib/common/native');
 const { makeTempLayout, removeDir, snapshotTree, write } = require('./helpers');
 
 const SECRET = 'TOP-SECRET-CONTENT';
@@ -67,23 +68,30 @@ function launchSync(policy, fd) {
 
 // What this kernel offers, asked of the launcher before the tests are collected (so a missing
 // layer can skip them): a trivial command with every layer it can apply, a copy-on-write layer
-// over a writable directory among them, as sandbox.exec() asks by default; without that layer
-// where the launcher cannot make it here.
+// over a writable directory among them, in /tmp's tmpfs and handed back over descriptor 5, as
+// sandbox.exec() asks by default; without that layer where the launcher cannot make it here.
 function probeLayers() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'msb-exec-probe-'));
-  const dirs = ['src', 'upper', 'work'].map((name) => path.join(dir, name));
+  const dirs = ['src', '0u', '0w', 'tmp'].map((name) => path.join(dir, name));
   dirs.forEach((d) => fs.mkdirSync(d));
   const layer = { path: dirs[0], access: 'write', target: '/workspace', upper: dirs[1], work: dirs[2] };
+  const tmp = { path: dirs[3], access: 'write', target: '/tmp' };
   try {
-    const withLayer = probeWith([...SYSTEM_READ, layer]);
+    const withLayer = probeWith([...SYSTEM_READ, tmp, layer], { scratchLayers: true });
     return withLayer || probeWith(SYSTEM_READ);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
-function probeWith(paths) {
-  const run = launchSync(launcherPolicy(['true'], { allowWeaker: true, paths }));
+function probeWith(paths, extra = {}) {
+  const channel = extra.scratchLayers ? addon().socketPair() : [];
+  let run;
+  try {
+    run = launchSync(launcherPolicy(['true'], { allowWeaker: true, paths, ...extra }), channel[1]);
+  } finally {
+    channel.forEach((fd) => fs.closeSync(fd)); // and with it whatever the launcher handed over
+  }
   const line = run.status.split('\n').find((l) => l.startsWith('ok '));
   if (!line && paths === SYSTEM_READ) throw new Error(`the exec launcher probe failed: ${run.status} ${run.stderr}`);
   if (!line) return null;

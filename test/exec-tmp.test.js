@@ -70,6 +70,81 @@ describe('the command\'s /tmp', () => {
   });
 });
 
+// The copy-on-write layers a command writes its changes into (changes: 'apply' or 'review', the
+// default where overlayfs works) share /tmp's size: before, they were directories on the host's
+// disk, unbounded, and 2.4 GiB written into the workspace took 2.4 GiB of it while the command ran.
+describe('the command\'s pending changes share /tmp\'s size', () => {
+  const layered = needs(['mount-namespace', 'copy-on-write']);
+  const stageBase = () => {
+    const cache = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
+    return fs.existsSync(path.join(cache, 'mount-sandbox')) ? path.join(cache, 'mount-sandbox') : os.tmpdir();
+  };
+  const freeAt = (dir) => {
+    const s = fs.statfsSync(dir);
+    return s.bavail * s.bsize;
+  };
+
+  layered('[copy-on-write] 2.4 GiB into the workspace: the host\'s disk keeps its free space; the command gets ENOSPC at 1 GiB', async () => {
+    const dirs = [os.tmpdir(), stageBase()];
+    const before = dirs.map(freeAt);
+    const least = [...before];
+    const sampler = setInterval(() => dirs.forEach((d, i) => (least[i] = Math.min(least[i], freeAt(d)))), 50);
+    let result;
+    try {
+      result = await run(sandbox, ['sh', '-c', 'head -c 2400M /dev/zero > /workspace/big; echo "exit $?"; stat -c %s /workspace/big; rm -f /workspace/big; exit 1'],
+        { timeoutMs: 120_000 });
+    } finally {
+      clearInterval(sampler);
+    }
+    expect(result.enforcement.changes).toBe('apply');
+    expect(result.enforcement.layers).toEqual(expect.arrayContaining(['copy-on-write', 'copy-on-write-limit', 'tmp-limit']));
+    expect(result.stdout).toMatch(/^exit 1\n/);
+    // What the layer held when the write failed: about 1 GiB (overlayfs's own few entries aside).
+    const size = Number(result.stdout.split('\n')[1]);
+    expect(size).toBeGreaterThan(2 ** 30 - 4 * MiB);
+    expect(size).toBeLessThanOrEqual(2 ** 30);
+    expect(result.stderr).toMatch(/No space left on device/);
+    expect(result.stderr).toContain('/tmp and the command\'s pending changes (what it wrote outside /tmp, not yet landed) share that size');
+    dirs.forEach((d, i) => expect(before[i] - least[i]).toBeLessThan(200 * MiB));
+    expect(fs.existsSync(path.join(root, 'big'))).toBe(false);
+  }, 180_000);
+
+  layered('[copy-on-write] /tmp and the layer share one size: 5 MiB in /tmp leave less than 5 MiB of 8 for the workspace', async () => {
+    const script = 'head -c 5M /dev/zero > /tmp/a && echo tmp-ok; head -c 5M /dev/zero > /workspace/b && echo layer-ok';
+    const result = await run(sandbox, ['sh', '-c', script], { limits: { tmpBytes: 8 * MiB } });
+    expect(result.stdout).toBe('tmp-ok\n');
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(/No space left on device/);
+    expect(result.stderr).toContain('holds at most 8 MiB');
+    // Each alone fits: the size is shared, not split.
+    const alone = await run(sandbox, ['sh', '-c', 'head -c 5M /dev/zero > /workspace/b && echo layer-ok'], { limits: { tmpBytes: 8 * MiB } });
+    expect(alone.stdout).toBe('layer-ok\n');
+    expect(fs.statSync(path.join(root, 'b')).size).toBe(5 * MiB);
+  });
+
+  layered('[copy-on-write] a change set held for review stays readable until apply() lands it, then is released', async () => {
+    const result = await run(sandbox, ['sh', '-c', 'echo changed > /workspace/inside.txt && echo new > /workspace/n.txt && head -c 3M /dev/zero > /tmp/junk'],
+      { changes: 'review', limits: { tmpBytes: 8 * MiB } });
+    expect(result.exitCode).toBe(0);
+    expect(result.enforcement.layers).toContain('copy-on-write-limit');
+    expect(result.changes.pending.map((c) => c.path).sort()).toEqual(['/inside.txt', '/n.txt']);
+    expect(await result.changes.diff('/inside.txt')).toContain('+changed');
+    expect(fs.readFileSync(path.join(root, 'inside.txt'), 'utf8')).toBe('inside');
+    const landed = await result.changes.apply();
+    expect(landed.applied.map((c) => c.path).sort()).toEqual(['/inside.txt', '/n.txt']);
+    expect(fs.readFileSync(path.join(root, 'inside.txt'), 'utf8')).toBe('changed\n');
+    expect(fs.readFileSync(path.join(root, 'n.txt'), 'utf8')).toBe('new\n');
+    await expect(result.changes.diff('/n.txt')).rejects.toThrow(/nothing of this change set is held/);
+  });
+
+  layered('[copy-on-write] limits.tmpBytes 0 keeps the layers on the host\'s disk, as before', async () => {
+    const result = await run(sandbox, ['sh', '-c', 'head -c 20M /dev/zero > /workspace/big && echo ok'], { limits: { tmpBytes: 0 } });
+    expect(result.stdout).toBe('ok\n');
+    expect(result.enforcement.layers).not.toContain('copy-on-write-limit');
+    expect(fs.statSync(path.join(root, 'big')).size).toBe(20 * MiB);
+  });
+});
+
 // Where the size comes from when a call names none: the sandbox's config (a file's
 // sandbox.tmpBytes or createMountSandbox's), kept by its views; the CLI's and the MCP server's
 // --tmp-bytes. Each is seen by what the command meets: a write past the size fails.

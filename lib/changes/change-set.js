@@ -2,22 +2,24 @@
 
 // What a command changed, as sandbox.exec() hands it back: read from the run's copy-on-write
 // layers and landed (or judged) by the core, with the file API's rules (src/changes/). Applied at
-// once ('apply'), or held on disk for the caller ('review') until apply() or discard().
+// once ('apply'), or held for the caller ('review': on disk, or in /tmp's tmpfs) until apply() or
+// discard().
 const { errorFromCode, ExecError } = require('../errors/from-codes');
-const { removeStage, removeStageNow } = require('./layers');
+const { releaseLayers, releaseLayersNow, clearScratchTmp } = require('./layers');
 const { changeDiff } = require('./diff');
 
-// Change sets held for review and not yet settled: their layers are removed when the process
-// exits. At most this many are held at once; a run past it is refused before it starts.
+// Change sets held for review and not yet settled (their runs: stage and scratch): their layers
+// are removed when the process exits. At most this many are held at once; a run past it is
+// refused before it starts.
 const MAX_HELD = 16;
 const held = new Set();
 let exitHook = false;
 
-function holdStage(stage) {
-  held.add(stage);
+function holdStage(run) {
+  held.add(run);
   if (exitHook) return;
   exitHook = true;
-  process.once('exit', () => held.forEach(removeStageNow));
+  process.once('exit', () => held.forEach(releaseLayersNow));
 }
 
 function checkRoomToHold() {
@@ -74,10 +76,11 @@ async function settleChanges(sandbox, handle, run, mode, holdAsk) {
     truncated: report.truncated,
   };
   if (waiting.length === 0 && !report.truncated) {
-    await removeStage(run.stage);
+    await releaseLayers(run);
     return { ...result, apply: settled, discard: async () => {}, diff: gone };
   }
-  holdStage(run.stage);
+  await clearScratchTmp(run);
+  holdStage(run);
   return { ...result, ...reviewActions(sandbox, handle, run, result) };
 }
 
@@ -92,8 +95,8 @@ function reviewActions(sandbox, handle, run, result) {
   let open = true;
   const release = async () => {
     open = false;
-    held.delete(run.stage);
-    await removeStage(run.stage);
+    held.delete(run);
+    await releaseLayers(run);
   };
   return {
     apply: async (filter) => {

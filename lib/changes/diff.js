@@ -4,7 +4,7 @@
 // reads it now against the command's version in the run's layer (or nothing, for a removal).
 // jsdiff writes the hunks. Each side is read up to MAX_SIDE bytes; a side holding a NUL byte is
 // binary and gets one line saying so, as git prints it.
-const { fs, path } = require('../common/builtins');
+const { fs } = require('../common/builtins');
 const { isWithin } = require('../common/paths');
 
 const MAX_SIDE = 1 << 20;
@@ -15,15 +15,23 @@ function layerOf(layers, vpath) {
 }
 
 // The command's file, read only where it is a regular file inside the layer: what the command left
-// in its layer is its own, and a link there must not lead the caller's read to a host file. The
-// command has ended (its processes went with its PID namespace), so nothing swaps it meanwhile.
+// in its layer is its own, and a link there must not lead the caller's read to a host file, so
+// every directory on the way must be one (lstat), and the file is opened without following a
+// link. The command has ended (its processes went with its PID namespace), so nothing swaps them
+// meanwhile. Never realpath: a layer in the run's tmpfs is read through /proc/self/fd
+// (lib/changes/layers.js), which realpath would turn into a host path.
 async function layerText(layers, vpath) {
   const layer = layerOf(layers, vpath);
   if (!layer) return null;
-  const file = path.join(layer.upper, layer.target === '/' ? vpath : vpath.slice(layer.target.length));
-  const real = await fs.promises.realpath(file).catch(() => null);
-  if (real === null || !isWithin(real, await fs.promises.realpath(layer.upper))) return null;
-  const handle = await fs.promises.open(real, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK).catch(() => null);
+  const parts = (layer.target === '/' ? vpath : vpath.slice(layer.target.length)).split('/').filter((p) => p !== '');
+  let file = layer.dir ?? layer.upper;
+  for (const [i, part] of parts.entries()) {
+    file = `${file}/${part}`;
+    if (i === parts.length - 1) break;
+    const st = await fs.promises.lstat(file).catch(() => null);
+    if (st === null || !st.isDirectory()) return null;
+  }
+  const handle = await fs.promises.open(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK).catch(() => null);
   if (handle === null) return null;
   try {
     const st = await handle.stat();
@@ -46,7 +54,7 @@ async function hostText(sandbox, vpath) {
 /**
  * The unified diff of the held change at `change.path`, '' for a directory or a link.
  * @param {import('../index').MountSandbox} sandbox
- * @param {{ upper: string, target: string }[]} layers
+ * @param {{ upper: string, dir?: string, target: string }[]} layers
  * @param {{ path: string, kind: string }} change
  */
 async function changeDiff(sandbox, layers, change) {

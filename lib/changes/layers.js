@@ -4,10 +4,15 @@
 // holding, for each writable mount, the upper directory overlayfs keeps the command's changes in
 // and its work directory. Made where the mount's source lies on the same filesystem when we can
 // (then a change lands by a rename, never a copy), and never inside a source (overlayfs refuses
-// layers inside one another, and the command would see its own layer).
+// layers inside one another, and the command would see its own layer). Where the command's /tmp
+// is a tmpfs, the launcher makes the upper and work directories in it instead (bounded with /tmp:
+// src/launcher/run_scratch.h) and hands the tmpfs back as a descriptor: the run's "scratch",
+// which keeps it alive until closed. Its layers are then read beneath that descriptor, never by
+// a host path (a path through /proc/self/fd names the dead namespace's mount point to realpath).
 const { fs, os, path } = require('../common/builtins');
 const { isWithin } = require('../common/paths');
 const { makeRemovable } = require('../exec/cleanup');
+const { ExecError } = require('../errors/from-codes');
 
 const STAGE_PREFIX = 'mount-sandbox-changes-';
 
@@ -83,7 +88,7 @@ async function chooseBase(sources) {
  */
 async function prepareLayers(sandboxPaths, alsoVisible = []) {
   const writable = sandboxPaths.filter((e) => (e.access === 'write' || e.access === 'writeKeep') && e.target !== undefined);
-  if (writable.length === 0) return { stage: null, layers: [] }; // nothing the command could change
+  if (writable.length === 0) return { stage: null, layers: [], scratch: null }; // nothing the command could change
   // Never where the command could see it: inside any of the sandbox's sources, read-only ones too
   // (it would read other runs' held changes there). The first writable source's filesystem first.
   const real = (e) => fs.promises.realpath(e.path).catch(() => e.path);
@@ -107,7 +112,66 @@ async function prepareLayers(sandboxPaths, alsoVisible = []) {
     entry.work = work;
     layers.push({ upper, target: entry.target });
   }
-  return { stage, layers };
+  return { stage, layers, scratch: null };
+}
+
+const scratchPath = (scratch, name) => `/proc/self/fd/${scratch.fd}/${name}`;
+
+/**
+ * The launcher put the run's layers in /tmp's tmpfs and handed it over as `fd` (null: it did
+ * not): from now on `run.layers` name their upper directories beneath it, for the core (`base`)
+ * and for reading (`dir`). Throws where the launcher said it did (`applied`) and nothing came.
+ * @param {{ stage: string|null, layers: object[], scratch: object|null }} run
+ * @param {number|null} fd
+ * @param {boolean} applied 'copy-on-write-limit' among the layers the launcher applied
+ */
+function takeScratch(run, fd, applied) {
+  if (fd === null) {
+    if (applied) throw new ExecError('the command\'s changes could not be taken back from its namespace; nothing of them landed', undefined, 'changes');
+    return;
+  }
+  const scratch = { fd };
+  run.scratch = scratch;
+  run.layers = run.layers.map(({ upper, target }) => {
+    const name = path.basename(upper);
+    return { upper: name, base: fd, dir: scratchPath(scratch, name), target };
+  });
+}
+
+// The command's /tmp in the scratch: nothing of it is needed once the command ended, and a
+// change set held for review would keep it in memory.
+async function clearScratchTmp(run) {
+  if (run.scratch === null || run.scratch.fd === null) return;
+  const tmp = scratchPath(run.scratch, 'tmp');
+  const rm = () => fs.promises.rm(tmp, { recursive: true, force: true, maxRetries: 2 }).catch(() => {});
+  await rm();
+  if (await fs.promises.lstat(tmp).then(() => true, () => false)) {
+    await makeRemovable(tmp).catch(() => {});
+    await rm();
+  }
+}
+
+function closeScratch(run) {
+  if (run.scratch === null || run.scratch.fd === null) return;
+  const { fd } = run.scratch;
+  run.scratch.fd = null; // shared by every copy of the run: closed once
+  try {
+    fs.closeSync(fd);
+  } catch {
+    // closed already
+  }
+}
+
+/** Releases a run's layers: its scratch (the tmpfs goes with the last descriptor) and its stage. */
+async function releaseLayers(run) {
+  closeScratch(run);
+  return removeStage(run.stage);
+}
+
+/** The same, at process exit (synchronous). */
+function releaseLayersNow(run) {
+  closeScratch(run);
+  removeStageNow(run.stage);
 }
 
 // The stage of a run whose changes all landed: each upper directory empty of files, each work
@@ -147,4 +211,4 @@ function removeStageNow(stage) {
   }
 }
 
-module.exports = { prepareLayers, removeStage, removeStageNow };
+module.exports = { prepareLayers, takeScratch, clearScratchTmp, releaseLayers, releaseLayersNow, removeStage };

@@ -6,7 +6,6 @@
 // mount and PID namespaces. Node's own threads are never restricted.
 const { childProcess: { spawn }, fs, os, path } = require('../common/builtins');
 const { launcherPath } = require('./launcher');
-const { addon } = require('../common/native');
 const { ExecEnforcementError, ExecError, UnsupportedPlatformError } = require('../errors/from-codes');
 const { protectedFiles, absentNames } = require('../next-run/protected');
 const {
@@ -25,7 +24,8 @@ const { commandNetwork } = require('../network/scope');
 const { describeNetwork } = require('../network/policy');
 const { networkLaunch, startJudge, enforcedMode, refusedNote } = require('./network');
 const { Capture } = require('./capture');
-const { prepareLayers, removeStage } = require('../changes/layers');
+const { prepareLayers, takeScratch, releaseLayers } = require('../changes/layers');
+const { handoverChannel, receiveHandover, closeQuietly } = require('./handover');
 const { settleChanges, checkRoomToHold } = require('../changes/change-set');
 const { withSandboxDefaults } = require('../changes/setting');
 const { errnoName, parseStatus, outcome } = require('./status');
@@ -102,25 +102,15 @@ function killGroup(pid) {
   }
 }
 
-// The channel for the listeners a policy with `listen` asks for (src/launcher/network_listeners.h):
-// the launcher gets one end as its fd 5, we keep the other. null without `listen`.
-function listenersChannel(policy) {
-  if (!policy.listen) return null;
-  const [parentFd, childFd] = addon().socketPair();
-  return { parentFd, childFd };
-}
-
-// Once the launcher holds its end: receives the listeners and hands the promise to
-// `opts.onListeners(promise)`, synchronously, before the command can have started. The promise
+// The listeners received (lib/exec/handover.js) go to `opts.onListeners(promise)`,
+// synchronously, before the command can have started. The promise
 // resolves to [{ label, fd }] (labels 'http', 'socks', 'dns', 'capture <port>'; none when the
 // launcher failed before making them or the command has no network namespace, which allowWeaker
 // permits) or rejects with an Error (malformed message, no end within 10 s). The descriptors are
 // the callback's to close, however the run ends; without a callback they are closed here.
 // runAllowingFallback may start a second launcher: the callback is then called once for each.
-function receiveListeners(channel, opts) {
-  if (channel === null) return;
-  fs.closeSync(channel.childFd);
-  const listeners = addon().receiveListeners(channel.parentFd);
+function receiveListeners(listeners, opts) {
+  if (listeners === null) return;
   if (typeof opts.onListeners === 'function') {
     opts.onListeners(listeners);
     return;
@@ -132,13 +122,12 @@ function receiveListeners(channel, opts) {
 // (lib/exec/network.js); without it, `opts.onListeners` gets them. Resolves the judge, or null
 // where the launcher made none (no network namespace). A judge that cannot start kills the
 // command: it would otherwise wait on connections nobody answers.
-function serveNetwork(channel, opts, network, kill) {
-  if (channel === null || network === null) {
-    receiveListeners(channel, opts);
+function serveNetwork(listeners, opts, network, kill) {
+  if (listeners === null || network === null) {
+    receiveListeners(listeners, opts);
     return Promise.resolve(null);
   }
-  fs.closeSync(channel.childFd);
-  const judge = startJudge(network.policy, addon().receiveListeners(channel.parentFd), network.onRequest)
+  const judge = startJudge(network.policy, listeners, network.onRequest)
     .catch((error) => {
       kill();
       throw new ExecError(`cannot serve the command's network: ${error.message}`, undefined, 'network');
@@ -148,8 +137,9 @@ function serveNetwork(channel, opts, network, kill) {
 }
 
 // Spawns the launcher (policy on fd 4, status back on fd 3: never in argv, which every process
-// can read; with `listen`, the listeners' channel on fd 5) and collects what the command produced.
-// With `network`, the judge that served the command comes back as `judge`.
+// can read; with `listen` or `scratchLayers`, the handover channel on fd 5) and collects what the
+// command produced. With `network`, the judge that served the command comes back as `judge`; the
+// tmpfs holding the layers, where the launcher made one, as `scratch` (a descriptor, or null).
 function run(policy, opts, network = null) {
   return new Promise((resolve, reject) => {
     if (opts.signal && opts.signal.aborted) {
@@ -159,7 +149,7 @@ function run(policy, opts, network = null) {
     let child;
     let channel = null;
     try {
-      channel = listenersChannel(policy);
+      channel = handoverChannel(policy);
       child = spawn(launcherPath(), [], {
         // Its argv[0] is what the command reads in /proc/1/cmdline: not where the package is
         // installed (the user's project or home).
@@ -178,7 +168,8 @@ function run(policy, opts, network = null) {
       reject(new ExecError(`cannot start the exec launcher: ${err.code || err.message}`, undefined, 'spawn'));
       return;
     }
-    const judge = serveNetwork(channel, opts, network, () => killGroup(child.pid));
+    const handed = receiveHandover(channel, policy);
+    const judge = serveNetwork(handed.listeners, opts, network, () => killGroup(child.pid));
     const policyPipe = /** @type {import('stream').Writable} */ (child.stdio[4]);
     policyPipe.on('error', () => {}); // a launcher that died early reports on fd 3 or its status
     policyPipe.end(JSON.stringify(policy));
@@ -229,7 +220,13 @@ function run(policy, opts, network = null) {
         if (j !== null) await j.close();
         return j;
       });
-      const done = () => served.then((j) => resolve({ status, code, signal, stdout, stderr, timedOut, aborted, judge: j }), reject);
+      const done = () => handed.scratch.then((scratch) => served.then(
+        (j) => resolve({ status, code, signal, stdout, stderr, timedOut, aborted, judge: j, scratch }),
+        (error) => {
+          if (scratch !== null) closeQuietly(scratch);
+          reject(error);
+        },
+      ));
       if (status.cgroup === null) done();
       else removeCgroup(status.cgroup).then(done);
     });
@@ -283,6 +280,7 @@ async function runAllowingFallback(policy, opts, network) {
   const { error } = ran.status;
   const allowed = policy.namespaces === 'prefer' || policy.allowWeaker;
   if (ran.aborted || !error || !allowed || !refusedIdMaps(error.stage, error.errno)) return ran;
+  if (ran.scratch !== null) closeQuietly(ran.scratch);
   return run({ ...policy, namespaces: 'off' }, opts, network);
 }
 
@@ -318,7 +316,7 @@ async function exec(sandbox, handle, givenArgv, options = {}) {
   if (failure instanceof LayerUnavailable && !opts.changesAsked) {
     state.fellBack = failure.reason;
     failure = null;
-    if (state.layers !== null) await removeStage(state.layers.stage);
+    if (state.layers !== null) await releaseLayers(state.layers);
     state.layers = null;
     await attempt('direct').then((r) => { result = r; }, (error) => { failure = error; });
   }
@@ -344,11 +342,18 @@ async function runCommand(state, { sandbox, handle }, sandboxPaths, argv, opts, 
     : await layered(state, sandbox, sandboxPaths, opts.hostReadPaths);
   const launch = networkLaunch(opts.network);
   const env = await mountPointExcludes(state.mounts, state.tmp, opts.env); // untracked in git status otherwise
-  const policy = launchPolicy(sandboxPaths, protectedPaths, { ...opts, env }, argv, cwd, state.tmp, launch);
+  // With layers and a bounded /tmp, the launcher may put them in its tmpfs (bounded with it).
+  const scratchLayers = state.layers !== null && tmpSize(opts.limits) > 0;
+  const policy = { ...launchPolicy(sandboxPaths, protectedPaths, { ...opts, env }, argv, cwd, state.tmp, launch), ...(scratchLayers ? { scratchLayers } : {}) };
   const sinceMs = Date.now(); // a host file changed after this changed during the run: a conflict
   const ran = await runAllowingFallback(policy, opts, { policy: opts.network, onRequest: opts.onRequest });
   const { status } = ran;
   state.enforced = status.ok;
+  if (state.layers === null) {
+    if (ran.scratch !== null) closeQuietly(ran.scratch);
+  } else {
+    takeScratch(state.layers, ran.scratch, status.ok !== null && status.ok.layers.includes('copy-on-write-limit'));
+  }
   if (ran.aborted) throw abortedError();
   if (status.error && status.error.stage === 'copy-on-write-unavailable') {
     const why = status.error.errno ? `overlayfs refused it (${errnoName(status.error.errno)})` : 'this machine cannot give the command its own namespaces';
@@ -469,7 +474,7 @@ async function cleanUp(state) {
   const failed = [];
   if (!(await removeTempDir(state.tmp, state.enforced))) failed.push('/tmp');
   // A run that ended before its changes were settled (refused, aborted): nothing of it lands.
-  if (state.layers !== null) await removeStage(state.layers.stage);
+  if (state.layers !== null) await releaseLayers(state.layers);
   const removed = [];
   // git's planted names (lib/next-run/git.js): removed by the core, which also says what it could
   // not check or remove.

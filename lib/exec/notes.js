@@ -166,13 +166,17 @@ async function fileToolNote(lines, sandbox, cwd, view, context) {
 const NO_SPACE = /No space left on device|ENOSPC/;
 
 // A write that ran out of space, where /tmp is a tmpfs of its own: most likely /tmp filled up
-// (HOME is there too, with npm's and pip's caches). Said with the size and how to change it.
-function tmpFullNote(lines, tmpBytes) {
+// (HOME is there too, with npm's and pip's caches), or, where the command's copy-on-write layers
+// share it ('copy-on-write-limit'), what it wrote anywhere. Said with the size and how to change it.
+function tmpFullNote(lines, tmpBytes, shared) {
   if (tmpBytes === null || !lines.some((line) => NO_SPACE.test(line))) return null;
   const mib = Math.round(tmpBytes / 2 ** 20);
-  return `Note: a write ran out of space. This command's /tmp (its HOME too) holds at most ${mib} MiB ` +
-    '(limits.tmpBytes, or tmpBytes in the config); if that is what filled up, write large files elsewhere in the sandbox, clean up /tmp, or ' +
-    'ask the user for a larger limits.tmpBytes.';
+  const size = `Note: a write ran out of space. This command's /tmp (its HOME too) holds at most ${mib} MiB (limits.tmpBytes, or tmpBytes in the config)`;
+  if (shared) {
+    return `${size}; /tmp and the command's pending changes (what it wrote outside /tmp, not yet landed) share that size. ` +
+      'If that is what filled up, clean up /tmp, write less in one run (what lands afterwards frees its space), or ask the user for a larger limits.tmpBytes.';
+  }
+  return `${size}; if that is what filled up, write large files elsewhere in the sandbox, clean up /tmp, or ask the user for a larger limits.tmpBytes.`;
 }
 
 /**
@@ -205,7 +209,7 @@ async function guidingNotes(result, sandbox, cwd, view, context) {
   }
   const fileTool = await fileToolNote(otherLines, sandbox, cwd, view, context);
   if (fileTool !== null) notes.push(fileTool);
-  const full = tmpFullNote(lines, result.enforcement.limits.tmpBytes);
+  const full = tmpFullNote(lines, result.enforcement.limits.tmpBytes, result.enforcement.layers.includes('copy-on-write-limit'));
   if (full !== null) notes.push(full);
   return notes.length === 0 ? result.stderr : `${result.stderr.replace(/\n$/, '')}\n\n${notes.join('\n')}\n`;
 }

@@ -141,7 +141,9 @@ export interface ExecLimits {
   /**
    * The size of the command's `/tmp` (also its `HOME`), a tmpfs: past it, writes there fail with
    * ENOSPC (a note says so). No more than memoryBytes where that is given. 0: the host's disk,
-   * unbounded. Only with the namespace layer (`'tmp-limit'` in `enforcement.layers`).
+   * unbounded. Only with the namespace layer (`'tmp-limit'` in `enforcement.layers`). The
+   * command's pending changes (its copy-on-write layers, `changes: 'apply' | 'review'`) share it
+   * where they are in that tmpfs (`'copy-on-write-limit'`).
    * @default 1073741824
    */
   tmpBytes?: number;
@@ -158,7 +160,7 @@ export interface ExecLimitsEnforced {
    */
   memoryBound: 'cgroup' | 'private-memory' | null;
   cpuSeconds: number | null;
-  /** The size of the command's `/tmp`, where it is a tmpfs of its own. */
+  /** The size of the command's `/tmp`, where it is a tmpfs of its own (and of its pending changes too with `'copy-on-write-limit'`). */
   tmpBytes: number | null;
 }
 

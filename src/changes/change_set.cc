@@ -191,7 +191,7 @@ Result<LandReport> land_layers(const Sandbox& sandbox, const std::vector<Layer>&
                                const LandOptions& options) {
   Lander lander(sandbox, options);
   for (const Layer& layer : layers) {
-    auto upper = sys::open_at(AT_FDCWD, layer.upper.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    auto upper = sys::open_at(layer.base, layer.upper.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
     if (!upper) return upper.error();
     if (auto st = lander.walk(upper.value().get(), layer.target); !st) return st.error();
   }

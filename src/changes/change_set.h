@@ -3,6 +3,8 @@
 // tools obey (Sandbox::land_*), or judged by them without landing (a review).
 #pragma once
 
+#include <fcntl.h>
+
 #include <cstdint>
 #include <optional>
 #include <set>
@@ -14,11 +16,14 @@
 
 namespace msb::changes {
 
-// One layer: the host directory overlayfs kept the command's changes in (its upper directory),
-// and the virtual path of the mount it covered.
+// One layer: the directory overlayfs kept the command's changes in (its upper directory), and the
+// virtual path of the mount it covered. `upper` is opened beneath `base`: a host path with
+// AT_FDCWD, or a name beneath the descriptor of the run's tmpfs (launcher/run_scratch.h), which
+// outlives the command's mount namespace while it is open.
 struct Layer {
   std::string upper;
   std::string target;
+  int base = AT_FDCWD;
 };
 
 enum class ChangeKind : std::uint8_t { file, symlink, directory, removal };

@@ -18,8 +18,8 @@ std::string proc_path(int fd) {
 
 // Our own layer directories, never through a symlink: the caller made them, private, outside
 // every path the command can write.
-Result<UniqueFd> open_layer_dir(const std::string& path) {
-  UniqueFd fd(::open(path.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+Result<UniqueFd> open_layer_dir(int base, const std::string& path) {
+  UniqueFd fd(::openat(base, path.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!fd.valid()) return sys_failure(SysOp::open, errno);
   return fd;
 }
@@ -38,10 +38,10 @@ Status set_flag(int fs, const char* key) {
 
 }  // namespace
 
-Result<LayerDirs> open_layer_dirs(const ExecPath& entry) {
-  auto upper = open_layer_dir(entry.upper);
+Result<LayerDirs> open_layer_dirs(const ExecPath& entry, int base) {
+  auto upper = open_layer_dir(base, entry.upper);
   if (!upper) return upper.error();
-  auto work = open_layer_dir(entry.work);
+  auto work = open_layer_dir(base, entry.work);
   if (!work) return work.error();
   return LayerDirs{std::move(upper.value()), std::move(work.value())};
 }

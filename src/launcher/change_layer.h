@@ -15,12 +15,13 @@
 namespace msb {
 
 // The upper and work directories of a layered entry, opened (never through a symlink) before
-// anything is mounted over the paths that lead to them.
+// anything is mounted over the paths that lead to them: host paths (with `base` AT_FDCWD), or
+// names beneath the run's tmpfs (run_scratch.h).
 struct LayerDirs {
   UniqueFd upper;
   UniqueFd work;
 };
-Result<LayerDirs> open_layer_dirs(const ExecPath& entry);
+Result<LayerDirs> open_layer_dirs(const ExecPath& entry, int base);
 
 // Mounts the layer made of `dirs` over `lower`, an O_PATH descriptor of the entry's path, at
 // `place` (nosuid, nodev), and returns a descriptor of the layer's root: the object Landlock

@@ -451,11 +451,12 @@ void note_system_links(ExecPolicy& policy) {
 namespace {
 
 // Before the build directory's tmpfs covers the paths that lead to them.
-Result<std::vector<std::optional<LayerDirs>>> open_all_layer_dirs(const ExecPolicy& policy) {
+Result<std::vector<std::optional<LayerDirs>>> open_all_layer_dirs(const ExecPolicy& policy,
+                                                                  int layer_base) {
   std::vector<std::optional<LayerDirs>> out(policy.paths.size());
   for (std::size_t i = 0; i < policy.paths.size(); ++i) {
     if (policy.paths[i].upper.empty()) continue;
-    auto dirs = open_layer_dirs(policy.paths[i]);
+    auto dirs = open_layer_dirs(policy.paths[i], layer_base);
     if (!dirs) {
       Error e = dirs.error();
       e.index = i;
@@ -468,8 +469,8 @@ Result<std::vector<std::optional<LayerDirs>>> open_all_layer_dirs(const ExecPoli
 
 }  // namespace
 
-Result<UniqueFd> build_root(const ExecPolicy& policy, std::vector<UniqueFd>& fds) {
-  auto layers = open_all_layer_dirs(policy);
+Result<UniqueFd> build_root(const ExecPolicy& policy, std::vector<UniqueFd>& fds, int layer_base) {
+  auto layers = open_all_layer_dirs(policy, layer_base);
   if (!layers) return layers.error();
   if (::mount("tmpfs", kBuildDir, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0)
     return sys_failure(SysOp::mount, errno);

@@ -26,9 +26,10 @@ void note_system_links(ExecPolicy& policy);
 // their own access is narrower, and the directories between are bound onto themselves, so no
 // command can rename them and plant a replacement for the next run. A writable path with a layer
 // (ExecPath::upper) is seen through it (change_layer.h), and its descriptor in `fds` is replaced
-// by the layer's root. Fails with io_error (sys_errno, op; Error::index names the entry; see
-// layer_unavailable) or changed_underneath when a place names another inode.
-Result<UniqueFd> build_root(const ExecPolicy& policy, std::vector<UniqueFd>& fds);
+// by the layer's root; its upper and work directories are opened beneath `layer_base` (AT_FDCWD
+// for host paths, the run's tmpfs: run_scratch.h). Fails with io_error (sys_errno, op; Error::index
+// names the entry; see layer_unavailable) or changed_underneath when a place names another inode.
+Result<UniqueFd> build_root(const ExecPolicy& policy, std::vector<UniqueFd>& fds, int layer_base);
 
 // What entering the root applied.
 struct RootEntered {

@@ -252,9 +252,12 @@ bool apply_field(ExecPolicy& policy, std::string_view key, PolicyValue& value) {
   if (key == "limits") return apply_limits(policy.limits, value);
   if (key == "paths") return apply_paths(policy, value);
   if (key == "listen") return apply_listen(policy.listen, value);
-  if (key == "network" || key == "allowWeaker") {
+  if (key == "network" || key == "allowWeaker" || key == "scratchLayers") {
     if (value.kind != Kind::boolean) return false;
-    (key == "network" ? policy.network : policy.allow_weaker) = value.flag;
+    bool& flag = key == "network"       ? policy.network
+                 : key == "allowWeaker" ? policy.allow_weaker
+                                        : policy.scratch_layers;
+    flag = value.flag;
     return true;
   }
   if (key == "namespaces") {

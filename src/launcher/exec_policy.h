@@ -52,6 +52,9 @@ struct ExecPolicy {
   NamespaceMode namespaces = NamespaceMode::prefer;
   // Run even when a required layer is missing (the launcher still reports what it applied).
   bool allow_weaker = false;
+  // The caller takes the layers back over descriptor 5 (run_scratch.h): they may go on /tmp's
+  // tmpfs, bounded with it.
+  bool scratch_layers = false;
 };
 
 // Fails with invalid_config for malformed JSON, unknown keys, relative paths, empty argv,

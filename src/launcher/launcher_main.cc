@@ -27,58 +27,36 @@
 #include <cerrno>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
+#include "common/fd_passing.h"
 #include "launcher/change_layer.h"
 #include "launcher/command_process.h"
 #include "launcher/command_root.h"
 #include "launcher/exec_policy.h"
 #include "launcher/host_identity.h"
 #include "launcher/landlock.h"
+#include "launcher/launch_report.h"
 #include "launcher/launch_stage.h"
 #include "launcher/memory_cgroup.h"
 #include "launcher/namespace_layer.h"
 #include "launcher/network_listeners.h"
 #include "launcher/privileges.h"
+#include "launcher/run_scratch.h"
 #include "launcher/seccomp_filter.h"
 #include "launcher/shared_memory.h"
 
 namespace {
 
-constexpr int kStatusFd = 3;
+using msb::fail;
+using msb::kLaunchFailed;
+using msb::kStatusFd;
+using msb::report;
+using Layers = msb::LaunchLayers;
+
 constexpr int kPolicyFd = 4;
 constexpr std::size_t kMaxPolicyBytes = 16 * 1024 * 1024;
-constexpr int kLaunchFailed = 125;
 constexpr int kExecFailed = 127;
-
-void report(const std::string& line) {
-  std::string text = line;
-  text.push_back('\n');
-  const char* p = text.data();
-  std::size_t left = text.size();
-  while (left > 0) {
-    ssize_t n = ::write(kStatusFd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
-}
-
-// "error <stage> [<syscall>] <errno>": the call's name only where one failed.
-[[noreturn]] void fail(msb::LaunchStage stage, int err, msb::SysOp op = msb::SysOp::none) {
-  std::string line = "error ";
-  line.append(msb::stage_name(stage)).append(" ");
-  if (op != msb::SysOp::none) line.append(msb::sysop_name(op)).append(" ");
-  line.append(std::to_string(err));
-  report(line);
-  ::_exit(kLaunchFailed);
-}
-
-[[noreturn]] void fail(msb::LaunchStage stage, const msb::Error& e) {
-  fail(stage, e.sys_errno, e.op);
-}
 
 std::string read_policy() {
   std::string text;
@@ -127,22 +105,6 @@ void set_resource_limits(const msb::ExecLimits& limits) {
   report("exec " + std::to_string(err));
   ::_exit(kExecFailed);
 }
-
-struct Layers {
-  int abi = 0;
-  std::string applied;
-  std::string missing;
-  static void add(std::string& list, std::string_view name) {
-    if (!list.empty()) list.push_back(',');
-    list.append(name);
-  }
-  void apply(std::string_view name) { add(applied, name); }
-  void miss(std::string_view name) { add(missing, name); }
-  std::string line() const {
-    return "ok " + std::to_string(abi) + " " + (applied.empty() ? "-" : applied) + " " +
-           (missing.empty() ? "-" : missing);
-  }
-};
 
 // Where Landlock alone would leave a read-only path writable, and for root, whose chmod/chown
 // reach every file Landlock shows it, no option does without the namespace layer.
@@ -232,14 +194,14 @@ Namespaces enter_namespaces(const msb::ExecPolicy& policy, msb::LimitedIpc& ipc,
 
 // Right after the namespaces are entered, while we hold the new user namespace's capabilities
 // (so ports below 1024 bind). Without a network namespace of its own the command has no network
-// at all (Landlock and seccomp refuse it sockets): only "end" is sent then, where allowed.
+// at all (Landlock and seccomp refuse it sockets): none are made then, where allowed.
 // Where the kernel refuses the redirect (no nf_tables or NAT here, or its modules not loaded),
 // the command reaches allowed names on the captured ports alone, and the layer says so.
-void hand_over_listeners(const msb::ExecPolicy& policy, bool own_network, msb::UniqueFd& channel,
-                         Layers& layers) {
-  if (!policy.listen) return;
-  if (!channel.valid()) fail(msb::LaunchStage::network_listeners, EBADF);
+std::vector<msb::Listener> open_listeners(const msb::ExecPolicy& policy, bool own_network,
+                                          const msb::UniqueFd& channel, Layers& layers) {
   std::vector<msb::Listener> listeners;
+  if (!policy.listen) return listeners;
+  if (!channel.valid()) fail(msb::LaunchStage::network_listeners, EBADF);
   if (own_network) {
     auto opened = msb::open_listeners(*policy.listen);
     if (!opened) fail(msb::LaunchStage::network_listeners, opened.error());
@@ -253,9 +215,24 @@ void hand_over_listeners(const msb::ExecPolicy& policy, bool own_network, msb::U
   } else if (!policy.allow_weaker) {
     fail(msb::LaunchStage::network_filter_unavailable, 0);
   }
+  return listeners;
+}
+
+// What the caller takes back, then the end: the listeners, and the tmpfs holding the layers.
+void hand_over(msb::UniqueFd& channel, std::vector<msb::Listener>& listeners,
+               const msb::Scratch& scratch) {
+  if (!channel.valid()) return;
   if (msb::Status sent = msb::hand_over_listeners(channel.get(), listeners); !sent)
     fail(msb::LaunchStage::network_listeners, sent.error());
-  channel.reset();  // our copies of the listeners go with `listeners`
+  if (scratch.layers) {
+    if (msb::Status sent = msb::send_fd(channel.get(), msb::kScratchLabel, scratch.root.get());
+        !sent)
+      fail(msb::LaunchStage::root, sent.error());
+  }
+  if (msb::Status sent = msb::send_fd(channel.get(), msb::kEndOfPassing, -1); !sent)
+    fail(msb::LaunchStage::network_listeners, sent.error());
+  channel.reset();
+  listeners.clear();  // our copies
 }
 
 // Only with a memory limit and namespaces: without a PID namespace nothing would wait for the
@@ -297,14 +274,21 @@ void bound_shared_memory(msb::ExecPolicy& policy, bool entered, const msb::Limit
     layers.miss("shm-limit");
 }
 
-// The command's /tmp on a tmpfs of its size (tmpBytes, memoryBytes): only in a mount namespace
-// of its own; without one it is the host directory, unbounded, and the layer says so.
-void bound_tmp(const msb::ExecPolicy& policy, bool entered, Layers& layers) {
-  if (msb::tmp_size(policy.limits) == 0) return;
-  if (!entered) return layers.miss("tmp-limit");
-  if (msb::Status covered = msb::put_tmp_on_tmpfs(policy); !covered)
-    fail(msb::LaunchStage::root, covered.error());
+// The command's /tmp on a tmpfs of its size (tmpBytes, memoryBytes), its copy-on-write layers too
+// where the caller takes them back: only in a mount namespace of its own; without one /tmp is the
+// host directory, unbounded, and the layer says so.
+msb::Scratch bound_tmp(msb::ExecPolicy& policy, bool entered, bool handing_over, Layers& layers) {
+  if (msb::tmp_size(policy.limits) == 0) return {};
+  if (!entered) layers.miss("tmp-limit");
+  if (!entered) return {};
+  auto scratch = msb::make_scratch(policy, policy.scratch_layers && handing_over);
+  if (!scratch) fail(msb::LaunchStage::root, scratch.error());
   layers.apply("tmp-limit");
+  if (scratch.value().layers)
+    layers.apply("copy-on-write-limit");
+  else if (policy.scratch_layers && msb::has_layers(policy))
+    layers.miss("copy-on-write-limit");
+  return std::move(scratch.value());
 }
 
 // Last of the namespaces: its root is the cgroup the launcher is in when it is made.
@@ -492,8 +476,9 @@ void add_root_rules(msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds) {
 }
 
 msb::UniqueFd build_root_or_fail(const msb::ExecPolicy& policy, std::vector<msb::UniqueFd>& fds,
-                                 Layers& layers) {
-  auto root = msb::build_root(policy, fds);
+                                 msb::Scratch& scratch, Layers& layers) {
+  auto root = msb::build_root(policy, fds, scratch.layers ? scratch.root.get() : AT_FDCWD);
+  scratch.root.reset();  // the caller's now: neither init nor the command holds it
   if (!root && msb::layer_unavailable(root.error()))
     fail(msb::LaunchStage::copy_on_write_unavailable, root.error());
   if (!root) fail_path_or(root.error(), msb::LaunchStage::root);
@@ -528,7 +513,7 @@ int main(int argc, char**) {
   if (!parsed) fail(msb::LaunchStage::policy, 0);
   msb::ExecPolicy& policy = parsed.value();
   // Nothing to hand over: the caller sees the channel's end at once.
-  if (!policy.listen) listeners_channel.reset();
+  if (!policy.listen && !policy.scratch_layers) listeners_channel.reset();
 
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail(msb::LaunchStage::no_new_privs, errno);
   Layers layers;
@@ -542,16 +527,17 @@ int main(int argc, char**) {
   std::optional<msb::MemoryCgroup> cgroup = join_memory_cgroup(policy);
   msb::LimitedIpc ipc;
   const Namespaces ns = enter_namespaces(policy, ipc, layers);
-  hand_over_listeners(policy, ns.network, listeners_channel, layers);
+  auto listeners = open_listeners(policy, ns.network, listeners_channel, layers);
   bound_shared_memory(policy, ns.entered, ipc, cgroup, layers);
-  bound_tmp(policy, ns.entered, layers);
+  msb::Scratch scratch = bound_tmp(policy, ns.entered, listeners_channel.valid(), layers);
+  hand_over(listeners_channel, listeners, scratch);
   // Moves into another cgroup (one of the command's own) belong above this line: the cgroup
   // namespace is rooted where the launcher is when it is entered.
   if (ns.entered) enter_cgroup_namespace(layers);
   msb::merge_duplicate_paths(policy, ns.entered);
   std::vector<msb::UniqueFd> fds = open_paths(policy);
   if (ns.entered) {
-    msb::UniqueFd root = build_root_or_fail(policy, fds, layers);
+    msb::UniqueFd root = build_root_or_fail(policy, fds, scratch, layers);
     run_in_pid_namespace(policy, fds, root, ns.network, layers, cgroup);
   }
   // The caller decides whether to run again with direct writes: nothing has started.

@@ -72,7 +72,7 @@ Status hand_over_listeners(int channel, const std::vector<Listener>& listeners) 
   for (const Listener& listener : listeners) {
     if (Status s = send_fd(channel, listener.label, listener.fd.get()); !s) return s;
   }
-  return send_fd(channel, kEndOfPassing, -1);
+  return ok_status();
 }
 
 }  // namespace msb

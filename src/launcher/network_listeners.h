@@ -12,7 +12,8 @@
 
 namespace msb {
 
-// The descriptor lib/exec/exec.js passes for them: one end of an AF_UNIX SOCK_SEQPACKET pair.
+// The descriptor lib/exec/exec.js passes for them (and for the tmpfs holding the layers,
+// run_scratch.h): one end of an AF_UNIX SOCK_SEQPACKET pair.
 inline constexpr int kListenersFd = 5;
 
 struct Listener {
@@ -25,7 +26,8 @@ struct Listener {
 // with a backlog of 128. Fails with io_error (sys_errno, op).
 Result<std::vector<Listener>> open_listeners(const NetworkListen& listen);
 
-// Sends each listener (fd_passing.h), then "end". Fails like send_fd.
+// Sends each listener (fd_passing.h); the caller sends "end" after whatever else it hands over
+// (run_scratch.h). Fails like send_fd.
 Status hand_over_listeners(int channel, const std::vector<Listener>& listeners);
 
 }  // namespace msb

@@ -15,16 +15,8 @@ namespace msb {
 std::string shm_tmpfs_size(std::uint64_t memory_bytes);
 
 // The size of the command's /tmp: tmpBytes, no more than memoryBytes where that is given too;
-// 0 (neither given) leaves /tmp the host's directory.
+// 0 (neither given) leaves /tmp the host's directory. run_scratch.h makes it.
 std::uint64_t tmp_size(const ExecLimits& limits);
-
-// In the command's new mount namespace, before the policy's paths are opened: the private temp
-// directory (the path placed at /tmp) is covered by a tmpfs of tmp_size(), so that what the
-// command writes there is bounded and counted like memory (a cgroup charges its pages, and
-// without one the size caps them) rather than filling the host's disk. The few small regular
-// files the caller put there before the launch are copied in; the host's directory gets nothing
-// more. Nothing where tmp_size() is 0. Fails with io_error (sys_errno).
-Status put_tmp_on_tmpfs(const ExecPolicy& policy);
 
 // In the command's new IPC namespace: shmmax (one segment) and shmall (all segments) at
 // memoryBytes, shmmni no higher than the segments that could fit. The kernel lets only uid 0 of

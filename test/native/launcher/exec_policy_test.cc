@@ -28,7 +28,8 @@ TEST(ExecPolicy, ParsesEveryField) {
               {"path": "/dev/null", "access": "device"}],
     "network": true,
     "namespaces": "require",
-    "allowWeaker": true
+    "allowWeaker": true,
+    "scratchLayers": true
   })");
   ASSERT_TRUE(policy.ok());
   const ExecPolicy& p = policy.value();
@@ -48,6 +49,8 @@ TEST(ExecPolicy, ParsesEveryField) {
   EXPECT_TRUE(p.network);
   EXPECT_EQ(p.namespaces, NamespaceMode::require);
   EXPECT_TRUE(p.allow_weaker);
+  EXPECT_TRUE(p.scratch_layers);
+  EXPECT_FALSE(parse_exec_policy(kMinimal).value().scratch_layers);
 }
 
 TEST(ExecPolicy, ParsesWhereTheCommandSeesEachPathAndItsLimits) {

@@ -25,27 +25,5 @@ TEST(SharedMemory, TmpIsTmpBytesNoMoreThanTheMemoryLimit) {
   EXPECT_EQ(tmp_size(limits), 1ULL << 20);
 }
 
-TEST(SharedMemory, NoMemoryLimitLeavesTmpAsItIs) {
-  ExecPolicy policy;
-  policy.paths.push_back(
-      {"/nonexistent-msb-tmp", PathAccess::write, std::nullopt, "/tmp", {}, {}, {}});
-  // Without a limit nothing is mounted (a mount here would fail: the path does not exist).
-  EXPECT_TRUE(put_tmp_on_tmpfs(policy));
-}
-
-TEST(SharedMemory, WithALimitOnlyThePathPlacedAtTmpIsCovered) {
-  ExecPolicy policy;
-  policy.limits.memory_bytes = 1 << 20;
-  policy.paths.push_back(
-      {"/nonexistent-msb-data", PathAccess::write, std::nullopt, "/data", {}, {}, {}});
-  policy.paths.push_back(
-      {"/nonexistent-msb-tmp", PathAccess::read, std::nullopt, "/tmp", {}, {}, {}});
-  EXPECT_TRUE(put_tmp_on_tmpfs(policy));
-  // The writable /tmp is mounted over: here it does not exist (or we may not mount), so it fails.
-  policy.paths.push_back(
-      {"/nonexistent-msb-tmp", PathAccess::write, std::nullopt, "/tmp", {}, {}, {}});
-  EXPECT_FALSE(put_tmp_on_tmpfs(policy));
-}
-
 }  // namespace
 }  // namespace msb
