@@ -95,6 +95,8 @@ const PATTERN_PROBLEMS = {
   backreference: ['a backreference is not supported', `${ENGINE}. Pass literal: true to search for the text as it is`],
   lookaround: ['look-around (look-ahead, look-behind) is not supported', ENGINE],
   'too-large': ['it compiles to more than the engine\'s memory bound', 'make it smaller (fewer alternatives or repetitions)'],
+  'negated-class-in-set': ['\\W or \\S inside [...] is not supported', 'a set cannot hold the complement of a Unicode class ' +
+    'here; write [^\\w...] for "neither a word character nor ...", or (?-u) for ASCII classes'],
   syntax: ['RE2 cannot parse it', 'the syntax is ripgrep\'s, without backreferences or look-around. Pass literal: true to search for the text as it is'],
 };
 

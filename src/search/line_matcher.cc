@@ -6,6 +6,8 @@
 #include <optional>
 #include <utility>
 
+#include "search/unicode_classes.h"
+
 namespace msb {
 
 LineMatcher::LineMatcher(LineMatcher&&) noexcept = default;
@@ -119,7 +121,14 @@ Result<LineMatcher> LineMatcher::compile(std::string_view pattern, bool literal,
   options.set_max_mem(64 << 20);
   LineMatcher out;
   // Line by line, as grep: "^" and "$" at every line's start and end.
-  std::string text = literal ? std::string(pattern) : std::string(kLineMode) + std::string(pattern);
+  std::string text;
+  if (literal) {
+    text = std::string(pattern);
+  } else {
+    auto unicode = with_unicode_classes(pattern);
+    if (!unicode) return unicode.error();
+    text = std::string(kLineMode) + unicode.value();
+  }
   if (!literal) options.set_posix_syntax(false);
   out.regex_ = std::make_unique<RE2>(text, options);
   if (!out.regex_->ok()) return re2_refusal(*out.regex_, pattern);

@@ -5,6 +5,7 @@
 
 #include "search/ignore_rules.h"
 #include "search/line_matcher.h"
+#include "search/unicode_classes.h"
 
 namespace {
 
@@ -59,6 +60,29 @@ TEST(LineMatcherTest, PatternsRe2RefusesAreInvalid) {
   EXPECT_FALSE(LineMatcher::compile("(", false, false).ok());
   EXPECT_FALSE(LineMatcher::compile("(?=x)", false, false).ok());
   EXPECT_FALSE(LineMatcher::compile("", true, false).ok());
+}
+
+TEST(UnicodeClassesTest, ClassesRewrittenOutsideAndInsideSetsAsciiModeKept) {
+  auto rewrite = [](std::string_view p) {
+    auto out = msb::with_unicode_classes(p);
+    EXPECT_TRUE(out.ok()) << p;
+    return out.ok() ? out.value() : std::string();
+  };
+  EXPECT_EQ(rewrite("a\\db"), "a\\p{Nd}b");
+  EXPECT_EQ(rewrite("[\\D_]"), "[\\P{Nd}_]");
+  EXPECT_EQ(rewrite("\\w").rfind("[\\p{L}", 0), 0u);
+  EXPECT_EQ(rewrite("\\W").rfind("[^\\p{L}", 0), 0u);
+  EXPECT_EQ(rewrite("[\\w-]").rfind("[\\p{L}", 0), 0u);
+  EXPECT_EQ(rewrite("\\Q\\w\\E\\\\w"), "\\Q\\w\\E\\\\w");
+  EXPECT_EQ(rewrite("(?-u)\\w"), "\\w");
+  EXPECT_EQ(rewrite("(?i-u)\\d"), "(?i)\\d");
+  EXPECT_EQ(rewrite("(?-u:\\d)\\d"), "(?:\\d)\\p{Nd}");
+  EXPECT_EQ(rewrite("(a(?-u)\\d)\\d"), "(a\\d)\\p{Nd}");
+  EXPECT_EQ(rewrite("[[:alpha:]\\d]"), "[[:alpha:]\\p{Nd}]");
+  auto refused = msb::with_unicode_classes("x[\\S]");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(std::string(refused.error().pattern_problem), "negated-class-in-set");
+  EXPECT_EQ(refused.error().offset, 2u);
 }
 
 }  // namespace
