@@ -94,7 +94,9 @@ async function main() {
       const file = path.join(bigDir, 'data.bin');
       // Written, not allocated: overlayfs skips holes and unwritten extents when it copies up.
       spawnSync('dd', ['if=/dev/zero', `of=${file}`, 'bs=1M', 'count=1024', 'conv=fsync', 'status=none']);
-      rows.push(await compare('append a line to a 1 GiB file', lib.createMountSandbox({ root: bigDir }), ['sh', '-c', 'echo x >> data.bin']));
+      // The layer (the file copied up whole) shares the command's /tmp size: 1 GiB by default.
+      const roomy = lib.createMountSandbox({ root: bigDir, tmpBytes: 2 * 2 ** 30 });
+      rows.push(await compare('append a line to a 1 GiB file', roomy, ['sh', '-c', 'echo x >> data.bin']));
     }
   } finally {
     fs.rmSync(base, { recursive: true, force: true });
