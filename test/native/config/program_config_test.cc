@@ -139,21 +139,12 @@ TEST(ProgramConfig, AllowPseudoFilesystemOnTheRootEachMountAndEachZone) {
 }
 
 TEST(ProgramConfig, TmpBytesIsASizeInBytesZeroIncluded) {
-  auto sized =
-      msb::parse_program_config("sandbox:\n  tmpBytes: 8388608\n", "/p/c.yaml", ConfigFormat::yaml);
-  ASSERT_TRUE(sized.ok());
-  EXPECT_EQ(sized.value().sandbox->tmp_bytes, 8388608u);
-  auto host =
-      msb::parse_program_config("sandbox:\n  tmpBytes: 0\n", "/p/c.yaml", ConfigFormat::yaml);
-  ASSERT_TRUE(host.ok());
-  EXPECT_EQ(host.value().sandbox->tmp_bytes, 0u);
-  auto unset = msb::parse_program_config("sandbox: {}\n", "/p/c.yaml", ConfigFormat::yaml);
-  ASSERT_TRUE(unset.ok());
-  EXPECT_FALSE(unset.value().sandbox->tmp_bytes.has_value());
+  EXPECT_EQ(config_ok("sandbox:\n  tmpBytes: 8388608\n").sandbox->tmp_bytes, 8388608u);
+  EXPECT_EQ(config_ok("sandbox:\n  tmpBytes: 0\n").sandbox->tmp_bytes, 0u);
+  EXPECT_FALSE(config_ok("sandbox: {}\n").sandbox->tmp_bytes.has_value());
   for (const char* bad : {"1G", "-1", "1.5", "9007199254740992"}) {
-    auto refused = msb::parse_program_config(std::string("sandbox:\n  tmpBytes: ") + bad + "\n",
-                                             "/p/c.yaml", ConfigFormat::yaml);
-    EXPECT_FALSE(refused.ok()) << bad;
+    const std::string text = std::string("sandbox:\n  tmpBytes: ") + bad + "\n";
+    EXPECT_FALSE(msb::parse_program_config(text, "/p/c.yaml", ConfigFormat::yaml).ok()) << bad;
   }
 }
 
