@@ -238,6 +238,22 @@ describe('grep_files', () => {
     expect(ro.text).toBe('/ro/fixed.txt:1: read-only content');
   });
 
+  test('exclude passes globs over; gitignore: false searches what the ignore files leave out', async () => {
+    write(path.join(layout.root, 'src', 'vendor', 'lib.js'), 'const greeting = "vendored";\n');
+    write(path.join(layout.root, 'src', 'app.min.js'), 'const greeting = "min";\n');
+    write(path.join(layout.root, 'src', 'ignored.js'), 'const greeting = "ignored";\n');
+    write(path.join(layout.root, '.ignore'), 'ignored.js\n');
+    const client = await start();
+    const files = async (args) => [...new Set((await grep(client, { path: '/src', pattern: 'greeting =', ...args })).result.structuredContent.matches.map((m) => m.path))];
+    expect(await files({})).toEqual(['/src/app.js', '/src/app.min.js', '/src/vendor/lib.js']);
+    expect(await files({ exclude: ['vendor', '/*.min.js'] })).toEqual(['/src/app.js']);
+    expect(await files({ gitignore: false })).toEqual(['/src/app.js', '/src/app.min.js', '/src/ignored.js', '/src/vendor/lib.js']);
+    const { tools } = await client.listTools();
+    const schema = tools.find((t) => t.name === 'grep_files').inputSchema.properties;
+    expect(schema.exclude.type).toBe('array');
+    expect(schema.gitignore.type).toBe('boolean');
+  });
+
   test('[symlink out] a link to a secret outside is not followed: the secret never appears', async () => {
     const client = await start();
     const { result, text } = await grep(client, { path: '/', pattern: SECRET, include: '*.txt' });

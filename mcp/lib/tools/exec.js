@@ -136,7 +136,8 @@ const grepTool = {
     'regular expression (RE2 syntax, as in ripgrep: no backreferences or lookaround) or, with literal: true, ' +
     'a plain text; each line is matched on its own. Replies with path:line: text for each match (context ' +
     'lines as path-line- text). As ripgrep: a file is not searched past binary data (a NUL byte), symlinks are skipped, .gitignore and .ignore ' +
-    'files are honoured, files whose names start with a dot are searched only when include names the dot. ' +
+    'files are honoured (gitignore: false searches ignored files too), files whose names start with a dot are searched only when include ' +
+    'names the dot; exclude passes globs over. ' +
     'Bounded by matches, bytes read and CPU time: a [truncated: ...] note says where it stopped.',
   inputSchema: {
     path: z.string().describe('Virtual directory to search under (or one file)'),
@@ -144,6 +145,9 @@ const grepTool = {
     literal: z.boolean().optional().describe('Match pattern as plain text'),
     ignoreCase: z.boolean().optional(),
     include: z.string().optional().describe('Glob for the files to search, like "*.ts" (any depth) or "src/**/*.{js,ts}" (relative to path)'),
+    exclude: z.array(z.string().min(1)).max(64).optional()
+      .describe('Globs of files and directories to pass over, like ["*.min.js", "vendor"] (any depth without a "/", else relative to path)'),
+    gitignore: z.boolean().optional().describe('Honour .gitignore, .git/info/exclude and .ignore files as ripgrep does (default true); false searches ignored files too'),
     maxResults: z.number().int().min(1).max(1000).optional().describe('Matches returned at most (default 100)'),
     contextLines: z.number().int().min(0).max(10).optional().describe('Lines shown before and after each match (default 0)'),
   },
