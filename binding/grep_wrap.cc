@@ -59,7 +59,9 @@ msb::GrepOptions grep_options_from(const Napi::Object& o) {
   options.ignore_case = o.Get("ignoreCase").ToBoolean();
   options.include = strings_from(o.Get("include").As<Napi::Array>());
   options.exclude = strings_from(o.Get("exclude").As<Napi::Array>());
-  options.context = o.Get("context").As<Napi::Number>().Uint32Value();
+  options.before = o.Get("before").As<Napi::Number>().Uint32Value();
+  options.after = o.Get("after").As<Napi::Number>().Uint32Value();
+  options.max_count = o.Get("maxCount").As<Napi::Number>().Uint32Value();
   options.max_results = o.Get("maxResults").As<Napi::Number>().Uint32Value();
   options.max_line_bytes = o.Get("maxLineBytes").As<Napi::Number>().Uint32Value();
   options.ignore_files = o.Get("ignoreFiles").ToBoolean();

@@ -32,7 +32,7 @@ function random(seed) {
 }
 
 // The matches grep must give, computed from the whole text split into lines.
-function expected(text, needle, context, maxLineBytes, file) {
+function expected(text, needle, context, maxLineBytes, file, { before = context, after = context, maxCount = Infinity } = {}) {
   const lines = text.split('\n');
   if (text.endsWith('\n')) lines.pop();
   const cut = (n) => {
@@ -43,13 +43,13 @@ function expected(text, needle, context, maxLineBytes, file) {
   };
   const out = [];
   lines.forEach((line, i) => {
-    if (!line.includes(needle)) return;
+    if (!line.includes(needle) || out.length >= maxCount) return;
     const n = i + 1;
-    const before = [];
-    for (let b = Math.max(1, n - context); b < n; b++) before.push(cut(b));
-    const after = [];
-    for (let a = n + 1; a <= Math.min(lines.length, n + context); a++) after.push(cut(a));
-    out.push({ ...cut(n), path: file, before, after });
+    const shownBefore = [];
+    for (let b = Math.max(1, n - before); b < n; b++) shownBefore.push(cut(b));
+    const shownAfter = [];
+    for (let a = n + 1; a <= Math.min(lines.length, n + after); a++) shownAfter.push(cut(a));
+    out.push({ ...cut(n), path: file, before: shownBefore, after: shownAfter });
   });
   return out;
 }
@@ -86,6 +86,19 @@ describe('a file read in chunks', () => {
       const result = await sandbox.grep('NEEDLE', { literal: true, context, maxResults: 100000, maxLineBytes: 40 });
       expect(result.matches).toEqual(expected(text, 'NEEDLE', context, 40, '/f.txt'));
       expect(result.matches.length).toBeGreaterThan(3);
+    }
+  });
+
+  test.each([1, 2, 3])('before and after apart (-B, -A), and a per-file count (-m) whose last match takes its lines after from the next chunk (seed %i)', async (seed) => {
+    const text = generated(seed);
+    fs.writeFileSync(path.join(dir, 'f.txt'), text, 'latin1');
+    const sandbox = createMountSandbox({ root: dir });
+    const all = expected(text, 'NEEDLE', 0, 40, '/f.txt');
+    // The first match whose line ends past the first chunk's edge: its lines after are read later.
+    const edge = all.findIndex((m) => text.indexOf('\n', text.split('\n').slice(0, m.line - 1).join('\n').length + 1) >= CHUNK - 1) + 1;
+    for (const shape of [{ before: 3, after: 0 }, { before: 0, after: 2 }, { before: 1, after: 3, maxCount: edge }, { after: 2, maxCount: 1 }]) {
+      const result = await sandbox.grep('NEEDLE', { literal: true, maxResults: 100000, maxLineBytes: 40, ...shape });
+      expect(result.matches).toEqual(expected(text, 'NEEDLE', 0, 40, '/f.txt', shape));
     }
   });
 

@@ -92,7 +92,7 @@ function runtimeDefaults() {
         path: grep.path,
         literal: grep.native.literal,
         ignoreCase: grep.native.ignoreCase,
-        context: grep.native.context,
+        context: grep.native.before === grep.native.after ? grep.native.before : NaN, // both, unless before or after is given
         maxResults: grep.native.maxResults,
         maxLineBytes: grep.native.maxLineBytes,
         gitignore: grep.native.ignoreFiles,

@@ -8,19 +8,21 @@ const { optionsOf } = require('../common/plain');
 const { SandboxError } = require('../errors/from-codes');
 const { excerpt } = require('../common/display');
 
-const OPTION_KEYS = ['path', 'literal', 'ignoreCase', 'include', 'exclude', 'context', 'maxResults', 'maxLineBytes',
-  'gitignore', 'hidden', 'maxBytes', 'maxCpuMs', 'threads'];
+const OPTION_KEYS = ['path', 'literal', 'ignoreCase', 'include', 'exclude', 'context', 'before', 'after', 'maxCount', 'maxResults',
+  'maxLineBytes', 'gitignore', 'hidden', 'maxBytes', 'maxCpuMs', 'threads'];
 // What one search thread holds of a file at most: a chunk and the line it cut (src/search/file_search.h).
 const GREP_BYTES_PER_THREAD = 256 * 1024 + 16 * 1024 * 1024;
 const MAX_GREP_THREADS = 16;
-const LIMITS = Object.freeze({ maxResults: 100000, context: 20, maxLineBytes: 65536, maxBytes: 2 ** 40, maxCpuMs: 10 * 60 * 1000, threads: MAX_GREP_THREADS });
+const LIMITS = Object.freeze({ maxResults: 100000, context: 20, maxLineBytes: 65536, maxBytes: 2 ** 40, maxCpuMs: 10 * 60 * 1000, threads: MAX_GREP_THREADS,
+  before: 20, after: 20, maxCount: 100000 });
 const DEFAULTS = Object.freeze({ maxResults: 1000, context: 0, maxLineBytes: 400, maxBytes: 2 ** 30, maxCpuMs: 30000 });
 
 function integer(options, key) {
   const value = options[key] ?? DEFAULTS[key];
-  if (key === 'threads' && value === undefined) return 0; // the machine's cores
-  if (!Number.isSafeInteger(value) || value < 0 || value > LIMITS[key] || (value === 0 && key !== 'context')) {
-    throw new RangeError(`expected an integer from ${key === 'context' ? 0 : 1} to ${LIMITS[key]} for ${key}`);
+  if ((key === 'threads' || key === 'maxCount') && value === undefined) return 0; // the machine's cores; no bound
+  const least = ['context', 'before', 'after'].includes(key) ? 0 : 1;
+  if (!Number.isSafeInteger(value) || value < least || value > LIMITS[key]) {
+    throw new RangeError(`expected an integer from ${least} to ${LIMITS[key]} for ${key}`);
   }
   return value;
 }
@@ -69,13 +71,17 @@ function grepRequest(pattern, given) {
   const { signal, rest } = withoutSignal(given);
   const options = optionsOf(rest, OPTION_KEYS);
   if (options instanceof Error) throw options;
+  const context = integer(options, 'context');
   const native = {
     pattern,
     literal: flag(options, 'literal'),
     ignoreCase: flag(options, 'ignoreCase'),
     include: globs(options.include, 'include'),
     exclude: globs(options.exclude, 'exclude'),
-    context: integer(options, 'context'),
+    // ripgrep's -C, and -B and -A, which win over it
+    before: options.before === undefined ? context : integer(options, 'before'),
+    after: options.after === undefined ? context : integer(options, 'after'),
+    maxCount: integer(options, 'maxCount'),
     maxResults: integer(options, 'maxResults'),
     maxLineBytes: integer(options, 'maxLineBytes'),
     ignoreFiles: flag(options, 'gitignore', true), // ripgrep's default

@@ -22,6 +22,12 @@ export interface GrepOptions {
    * @default 0
    */
   context?: number;
+  /** Lines before each match, 0 to 20 (ripgrep's -B); unset, `context`. */
+  before?: number;
+  /** Lines after each match, 0 to 20 (ripgrep's -A); unset, `context`. */
+  after?: number;
+  /** Matching lines returned at most per file, 1 to 100000 (ripgrep's -m); unset, no bound. */
+  maxCount?: number;
   /**
    * Matches returned at most, 1 to 100000.
    * @default 1000

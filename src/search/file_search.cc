@@ -43,7 +43,8 @@ class Scan {
     first_line_ += count_lines(text);
   }
 
-  bool full() const noexcept { return found_.size() >= limit_; }
+  // Enough matches, and the lines after the last of them read too.
+  bool full() const noexcept { return found_.size() >= limit_ && wanting_.empty(); }
   std::vector<GrepMatch> take() { return std::move(found_); }
 
  private:
@@ -57,22 +58,22 @@ class Scan {
     match.line = line(text, start, number);
     std::size_t at = start;
     std::uint32_t before = 0;
-    for (; before < options_.context && at > 0; ++before) {
+    for (; before < options_.before && at > 0; ++before) {
       at = previous_line(text, at);
       match.before.insert(match.before.begin(), line(text, at, number - before - 1));
     }
     // The rest from the region before, nearest last.
-    for (auto it = recent_.rbegin(); before < options_.context && it != recent_.rend(); ++it) {
+    for (auto it = recent_.rbegin(); before < options_.before && it != recent_.rend(); ++it) {
       match.before.insert(match.before.begin(), *it);
       ++before;
     }
     std::size_t next = text.find('\n', start);
-    while (match.after.size() < options_.context && next != std::string_view::npos &&
+    while (match.after.size() < options_.after && next != std::string_view::npos &&
            next + 1 < text.size()) {
       match.after.push_back(line(text, next + 1, number + match.after.size() + 1));
       next = text.find('\n', next + 1);
     }
-    if (match.after.size() < options_.context) wanting_.push_back(found_.size());
+    if (match.after.size() < options_.after) wanting_.push_back(found_.size());
     return match;
   }
 
@@ -83,7 +84,7 @@ class Scan {
       const GrepLine next = line(text, at, n);
       std::erase_if(wanting_, [&](std::size_t i) {
         found_[i].after.push_back(next);
-        return found_[i].after.size() >= options_.context;
+        return found_[i].after.size() >= options_.after;
       });
       const auto newline = text.find('\n', at);
       if (newline == std::string_view::npos) break;
@@ -92,18 +93,18 @@ class Scan {
   }
 
   void remember_last_lines(std::string_view text) {
-    if (options_.context == 0) return;
+    if (options_.before == 0) return;
     std::vector<GrepLine> last;
     std::size_t end = text.size();
     if (end > 0 && text[end - 1] == '\n') --end;
     const std::uint64_t last_number = first_line_ + count_lines(text.substr(0, end));
     std::size_t at = end + 1;
-    while (last.size() < options_.context && at > 0) {
+    while (last.size() < options_.before && at > 0) {
       at = previous_line(text, at);
       last.push_back(line(text, at, last_number - last.size()));
     }
     for (auto it = last.rbegin(); it != last.rend(); ++it) recent_.push_back(std::move(*it));
-    while (recent_.size() > options_.context) recent_.pop_front();
+    while (recent_.size() > options_.before) recent_.pop_front();
   }
 
   const std::string& path_;

@@ -186,7 +186,8 @@ class Search {
       refused_.fetch_add(1);
       return;
     }
-    const std::size_t limit = options_.max_results + 1;
+    std::size_t limit = options_.max_results + 1;
+    if (options_.max_count > 0) limit = std::min(limit, options_.max_count);
     const FileToSearch open{file.value().fd.get(), file.value().size, path};
     auto findings = msb::search_file(open, matcher_, options_, limit, room, buffer);
     if (!findings) {
@@ -252,7 +253,8 @@ Result<GrepResult> grep(const Sandbox& sandbox, std::string_view dir, const Grep
   filters.hidden = options.hidden;
   GrepOptions bounded = options;
   bounded.max_results = std::min(std::max<std::size_t>(options.max_results, 1), kMaxGrepResults);
-  bounded.context = std::min(options.context, kMaxGrepContext);
+  bounded.before = std::min(options.before, kMaxGrepContext);
+  bounded.after = std::min(options.after, kMaxGrepContext);
   auto parsed = parse_virtual_path(dir);
   if (!parsed) return parsed.error();
   const std::string root = parsed.value().str();

@@ -34,7 +34,9 @@ struct GrepOptions {
   // against a name at any depth, with one against the path below the searched directory.
   std::vector<std::string> include;
   std::vector<std::string> exclude;
-  std::uint32_t context = 0;  // lines before and after each match, at most kMaxGrepContext
+  std::uint32_t before = 0;   // lines before each match, at most kMaxGrepContext
+  std::uint32_t after = 0;    // lines after each match, at most kMaxGrepContext
+  std::size_t max_count = 0;  // matching lines per file at most (ripgrep's -m); 0: no bound
   std::size_t max_results = kDefaultGrepResults;
   std::size_t max_line_bytes = kDefaultGrepLineBytes;
   bool ignore_files = false;  // honour .gitignore (inside a git repository) and .ignore
