@@ -15,6 +15,7 @@
 #include "rules.h"
 #include "sandbox_wrap.h"
 #include "search/file_search.h"
+#include "search/file_types.h"
 #include "trusted_wrap.h"
 
 namespace {
@@ -40,7 +41,14 @@ Napi::Object core_limits(Napi::Env env) {
   out.Set("maxDelegationDepth", number(env, msb::kMaxDelegationDepth));
   out.Set("maxFileBytes", number(env, msb::kMaxFileBytesLimit));
   out.Set("grepBytesPerThread", number(env, msb::kGrepBytesPerThread));
+  out.Set("grepLineBound", number(env, msb::kGrepLineBound));
   out.Set("maxGrepThreads", number(env, msb::kMaxGrepThreads));
+  Napi::Object types = Napi::Object::New(env);  // grep's `types`: each name's globs
+  for (const msb::FileType& type : msb::file_types()) {
+    types.Set(std::string(type.name), Napi::String::New(env, type.globs.data(), type.globs.size()));
+  }
+  types.Freeze();
+  out.Set("fileTypes", types);
   out.Set("defaultCommandPath",
           Napi::String::New(env, msb::kDefaultCommandPath.data(), msb::kDefaultCommandPath.size()));
   out.Freeze();

@@ -28,18 +28,46 @@ Napi::Array lines_array(Napi::Env env, const std::vector<msb::GrepLine>& lines) 
   return out;
 }
 
-Napi::Value to_grep_result(Napi::Env env, msb::GrepResult& result) {
-  Napi::Array matches = Napi::Array::New(env, result.matches.size());
-  for (uint32_t i = 0; i < result.matches.size(); ++i) {
-    const msb::GrepMatch& m = result.matches[i];
+// Spans as [start, end] byte pairs; the facade turns them into string offsets.
+Napi::Array spans_array(Napi::Env env, const std::vector<msb::MatchSpan>& spans) {
+  Napi::Array out = Napi::Array::New(env, spans.size() * 2);
+  for (uint32_t i = 0; i < spans.size(); ++i) {
+    out.Set(2 * i, Napi::Number::New(env, static_cast<double>(spans[i].start)));
+    out.Set(2 * i + 1, Napi::Number::New(env, static_cast<double>(spans[i].end)));
+  }
+  return out;
+}
+
+Napi::Array matches_array(Napi::Env env, const std::vector<msb::GrepMatch>& found) {
+  Napi::Array matches = Napi::Array::New(env, found.size());
+  for (uint32_t i = 0; i < found.size(); ++i) {
+    const msb::GrepMatch& m = found[i];
     Napi::Object match = line_object(env, m.line);
     match.Set("path", Napi::String::New(env, m.path));
     match.Set("before", lines_array(env, m.before));
     match.Set("after", lines_array(env, m.after));
+    if (!m.spans.empty()) match.Set("spans", spans_array(env, m.spans));  // only with columns
     matches.Set(i, match);
   }
+  return matches;
+}
+
+Napi::Array files_array(Napi::Env env, const std::vector<msb::GrepFileCount>& files) {
+  Napi::Array out = Napi::Array::New(env, files.size());
+  for (uint32_t i = 0; i < files.size(); ++i) {
+    Napi::Object file = Napi::Object::New(env);
+    file.Set("path", Napi::String::New(env, files[i].path));
+    file.Set("count", Napi::Number::New(env, static_cast<double>(files[i].count)));
+    out.Set(i, file);
+  }
+  return out;
+}
+
+Napi::Value to_grep_result(Napi::Env env, msb::GrepResult& result) {
   Napi::Object out = Napi::Object::New(env);
-  out.Set("matches", matches);
+  out.Set("matches", matches_array(env, result.matches));
+  out.Set("files", files_array(env, result.files));
+  out.Set("undecidedLines", Napi::Number::New(env, static_cast<double>(result.undecided_lines)));
   out.Set("filesSearched", Napi::Number::New(env, static_cast<double>(result.files_searched)));
   out.Set("bytesSearched", Napi::Number::New(env, static_cast<double>(result.bytes_searched)));
   out.Set("skippedBinary", Napi::Number::New(env, static_cast<double>(result.skipped_binary)));
@@ -57,6 +85,14 @@ msb::GrepOptions grep_options_from(const Napi::Object& o) {
   options.pattern = o.Get("pattern").As<Napi::String>().Utf8Value();
   options.literal = o.Get("literal").ToBoolean();
   options.ignore_case = o.Get("ignoreCase").ToBoolean();
+  options.word = o.Get("word").ToBoolean();
+  options.invert = o.Get("invert").ToBoolean();
+  options.columns = o.Get("columns").ToBoolean();
+  const std::string output = o.Get("output").As<Napi::String>().Utf8Value();
+  options.output = output == "files"   ? msb::GrepOutput::files
+                   : output == "count" ? msb::GrepOutput::count
+                                       : msb::GrepOutput::lines;
+  options.types = strings_from(o.Get("types").As<Napi::Array>());
   options.include = strings_from(o.Get("include").As<Napi::Array>());
   options.exclude = strings_from(o.Get("exclude").As<Napi::Array>());
   options.before = o.Get("before").As<Napi::Number>().Uint32Value();

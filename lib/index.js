@@ -5,7 +5,7 @@ const { addon, isSupported } = require('./common/native');
 const errors = require('./errors/from-codes');
 const publicErrors = require('./sandbox-errors');
 const { displayText, excerpt } = require('./common/display');
-const { grep: searchGrep, GREP_BYTES_PER_THREAD, MAX_GREP_THREADS } = require('./search/search');
+const { grep: searchGrep, GREP_BYTES_PER_THREAD, GREP_LINE_BOUND, MAX_GREP_THREADS } = require('./search/search');
 const { globMatcher } = require('./fs/glob');
 const { normalizeConfig, approvalRule, DEFAULT_MAX_READ_BYTES } = require('./config/config');
 
@@ -512,6 +512,7 @@ module.exports = {
   isSupported,
   DEFAULT_MAX_READ_BYTES,
   GREP_BYTES_PER_THREAD,
+  GREP_LINE_BOUND,
   MAX_GREP_THREADS,
   ...publicErrors,
 };

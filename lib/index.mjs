@@ -26,6 +26,7 @@ export const {
   isSupported,
   DEFAULT_MAX_READ_BYTES,
   GREP_BYTES_PER_THREAD,
+  GREP_LINE_BOUND,
   MAX_GREP_THREADS,
 } = cjs;
 export default cjs;

@@ -19,13 +19,14 @@ const APT_PACKAGES = {
   compiler: 'g++',
   'yaml-cpp': 'libyaml-cpp-dev',
   re2: 'libre2-dev',
+  pcre2: 'libpcre2-dev',
 };
 
 function onPath(program) {
   return spawnSync(program, ['--version'], { stdio: 'ignore' }).status === 0;
 }
 
-// One small CMake project finds the C++20 compiler, yaml-cpp and RE2 the way the real build
+// One small CMake project finds the C++20 compiler, yaml-cpp, RE2 and PCRE2 the way the real build
 // will (same search paths, same CMAKE_PREFIX_PATH), in a few seconds.
 const PROBE = `cmake_minimum_required(VERSION 3.20)
 project(msb_probe LANGUAGES CXX)
@@ -40,6 +41,11 @@ find_path(RE2_INCLUDE_DIR re2/re2.h)
 find_library(RE2_LIBRARY NAMES re2)
 if(NOT RE2_INCLUDE_DIR OR NOT RE2_LIBRARY)
   message(STATUS "MSB_MISSING re2")
+endif()
+find_path(PCRE2_INCLUDE_DIR pcre2.h)
+find_library(PCRE2_LIBRARY NAMES pcre2-8)
+if(NOT PCRE2_INCLUDE_DIR OR NOT PCRE2_LIBRARY)
+  message(STATUS "MSB_MISSING pcre2")
 endif()
 `;
 
@@ -72,7 +78,7 @@ function simdjsonInstalled() {
 function missingPrerequisites() {
   const missing = [];
   if (!onPath('make') && !onPath('ninja')) missing.push('make');
-  if (!onPath('cmake')) return ['cmake', ...missing, 'compiler', 'yaml-cpp', 're2'];
+  if (!onPath('cmake')) return ['cmake', ...missing, 'compiler', 'yaml-cpp', 're2', 'pcre2'];
   return [...missing, ...probeWithCmake()];
 }
 

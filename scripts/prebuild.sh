@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the prebuilt binaries shipped in the package: prebuilds/linux-<arch>/{mount_sandbox.node,
-# msb-launch} for x64 and arm64, against a Debian 11 sysroot (glibc 2.31) with yaml-cpp and RE2
-# compiled from Debian's source tarball and simdjson from its npm package, all linked statically,
+# msb-launch} for x64 and arm64, against a Debian 11 sysroot (glibc 2.31) with yaml-cpp, RE2 and
+# PCRE2 compiled from Debian's source tarballs and simdjson from its npm package, all linked statically,
 # then checks them.
 #   npm run prebuilds            # both
 #   npm run prebuilds -- arm64   # one
@@ -28,6 +28,8 @@ yamlcpp_url=$mirror/pool/main/y/yaml-cpp/yaml-cpp_0.7.0+dfsg.orig.tar.xz
 yamlcpp_sha256=dc63708605404e0b963e0ca3a9619d1c8270eda2839603e6fa0384e5e51e5312
 re2_url=$mirror/pool/main/r/re2/re2_20220601+dfsg.orig.tar.xz
 re2_sha256=3bc61251da3b0b97be40a8a127818c517c62516e4eda11fc901d29496663df54
+pcre2_url=$mirror/pool/main/p/pcre2/pcre2_10.42.orig.tar.gz
+pcre2_sha256=c33b418e3b936ee3153de2c61cc638e7e4fe3156022a5c77d0711bcbb9d64f1f
 # simdjson is compiled by the project's own CMake build, from the npm package @nozbe/simdjson in
 # node_modules (`npm install` first), as in the source build: CMakeLists.txt pins and checks it.
 simdjson_version=$(cd "$repo" && node -p "require('@nozbe/simdjson/package.json').version" 2>/dev/null) ||
@@ -103,13 +105,13 @@ generate_re2_tables() {
     python3 re2/make_unicode_groups.py >re2/unicode_groups.cc) || die "could not make RE2's Unicode tables"
 }
 
-# yaml-cpp and RE2 as static, position-independent archives for the target, cached under a
+# yaml-cpp, RE2 and PCRE2 as static, position-independent archives for the target, cached under a
 # key that changes with the toolchain or the pinned sources. simdjson, compiled with the project
 # and not kept here, is in the key all the same: a cache directory names every third-party
 # version the binaries linked with it were made from.
 build_deps() {
   local key prefix work=$cache/deps-build-$1
-  key=$(echo "$yamlcpp_sha256 $re2_sha256 simdjson-$simdjson_version" |
+  key=$(echo "$yamlcpp_sha256 $re2_sha256 $pcre2_sha256 simdjson-$simdjson_version" |
     cat - "$toolchain" "${toolchain%/*}/bullseye-compat.h" |
     sha256sum | cut -c1-12)
   prefix=$cache/deps-$1-$key
@@ -129,6 +131,14 @@ build_deps() {
       -DRE2_BUILD_TESTING=OFF >/dev/null
     cmake --build "$work/re2-build" -j "$jobs" >/dev/null
     cmake --install "$work/re2-build" >/dev/null
+    # PCRE2's 8-bit library alone, with its JIT (on both targets), none of its programs.
+    tar -xzf "$(fetch "$pcre2_url" "$pcre2_sha256")" -C "$work"
+    cmake -S "$work"/pcre2-* -B "$work/pcre2-build" "${common[@]}" -DBUILD_SHARED_LIBS=OFF \
+      -DPCRE2_STATIC_PIC=ON -DPCRE2_SUPPORT_JIT=ON -DPCRE2_BUILD_PCRE2GREP=OFF \
+      -DPCRE2_BUILD_TESTS=OFF -DPCRE2_SUPPORT_LIBBZ2=OFF -DPCRE2_SUPPORT_LIBZ=OFF \
+      -DPCRE2_SUPPORT_LIBREADLINE=OFF -DPCRE2_SUPPORT_LIBEDIT=OFF >/dev/null
+    cmake --build "$work/pcre2-build" -j "$jobs" >/dev/null
+    cmake --install "$work/pcre2-build" >/dev/null
     rm -rf "$work"
     touch "$prefix/.msb-complete"
   fi
@@ -159,7 +169,9 @@ build_arch() {
     -DCMAKE_LIBRARY_OUTPUT_DIRECTORY="$build/Release" \
     -Dyaml-cpp_DIR="$(config_dir "$MSB_DEPS_PREFIX" yaml-cpp)" \
     -DRE2_INCLUDE_DIR="$MSB_DEPS_PREFIX/include" \
-    -DRE2_LIBRARY="$(find "$MSB_DEPS_PREFIX" -name libre2.a | head -n 1)" >/dev/null
+    -DRE2_LIBRARY="$(find "$MSB_DEPS_PREFIX" -name libre2.a | head -n 1)" \
+    -DPCRE2_INCLUDE_DIR="$MSB_DEPS_PREFIX/include" \
+    -DPCRE2_LIBRARY="$(find "$MSB_DEPS_PREFIX" -name libpcre2-8.a | head -n 1)" >/dev/null
   cmake --build "$build" -j "$jobs" --target mount_sandbox msb_launch
   mkdir -p "$out"
   "$triple-strip" --strip-unneeded -o "$out/mount_sandbox.node" "$build/Release/mount_sandbox.node"

@@ -92,7 +92,7 @@ test('no binary for this machine: import works, creating a sandbox says how to b
   expectUnsupported(result);
   expect(result.reason).toMatch(/no binary for linux-(x64|arm64) was found/);
   expect(result.message).toContain('npm run build --prefix node_modules/mount-sandbox');
-  expect(result.message).toContain('apt-get update && apt-get install -y cmake g++ make libyaml-cpp-dev libre2-dev');
+  expect(result.message).toContain('apt-get update && apt-get install -y cmake g++ make libyaml-cpp-dev libre2-dev libpcre2-dev');
   // A plain `npm pack` in a clone carries no binaries (prepack refuses it): the way to one that does.
   expect(result.message).toContain('`npm run prebuilds && npm pack` in a clone');
   expect(result.message).not.toContain('a packed tarball (`npm pack`)');

@@ -169,6 +169,7 @@ describe("lib's copies of the core's limits", () => {
     ['config/config.js', 'DEFAULT_MAX_DEPTH', 'defaultDelegationDepth'],
     ['exec/view.js', 'DEFAULT_PATH', 'defaultCommandPath'],
     ['search/search.js', 'GREP_BYTES_PER_THREAD', 'grepBytesPerThread'],
+    ['search/search.js', 'GREP_LINE_BOUND', 'grepLineBound'],
     ['search/search.js', 'MAX_GREP_THREADS', 'maxGrepThreads'],
   ])('lib/%s %s is the core\'s %s', (file, name, core) => {
     expect(addon().limits[core]).toEqual(expect.anything());

@@ -10,7 +10,7 @@ const { execBlockedReason } = require('../exec/apparmor');
 
 const PREBUILT_TARGETS = ['linux-x64', 'linux-arm64'];
 const BUILD_COMMAND = 'npm run build --prefix node_modules/mount-sandbox';
-const BUILD_PACKAGES = 'apt-get update && apt-get install -y cmake g++ make libyaml-cpp-dev libre2-dev';
+const BUILD_PACKAGES = 'apt-get update && apt-get install -y cmake g++ make libyaml-cpp-dev libre2-dev libpcre2-dev';
 
 const SOLUTIONS = {
   platform: 'run on Linux x64 or arm64 with glibc, where the package ships prebuilt binaries ' +

@@ -7,11 +7,15 @@
 const { optionsOf } = require('../common/plain');
 const { SandboxError } = require('../errors/from-codes');
 const { excerpt } = require('../common/display');
+const { addon } = require('../common/native');
 
-const OPTION_KEYS = ['path', 'literal', 'ignoreCase', 'include', 'exclude', 'context', 'before', 'after', 'maxCount', 'maxResults',
-  'maxLineBytes', 'gitignore', 'hidden', 'maxBytes', 'maxCpuMs', 'threads'];
-// What one search thread holds of a file at most: a chunk and the line it cut (src/search/file_search.h).
-const GREP_BYTES_PER_THREAD = 256 * 1024 + 16 * 1024 * 1024;
+const OPTION_KEYS = ['path', 'literal', 'ignoreCase', 'word', 'invert', 'type', 'output', 'spans', 'include', 'exclude',
+  'context', 'before', 'after', 'maxCount', 'maxResults', 'maxLineBytes', 'gitignore', 'hidden', 'maxBytes', 'maxCpuMs', 'threads'];
+// A line longer than this ends its file's search (src/search/file_search.h).
+const GREP_LINE_BOUND = 16 * 1024 * 1024;
+// What one search thread holds of a file at most: a chunk and the line it cut.
+const GREP_BYTES_PER_THREAD = 256 * 1024 + GREP_LINE_BOUND;
+const OUTPUTS = ['lines', 'files', 'count'];
 const MAX_GREP_THREADS = 16;
 const LIMITS = Object.freeze({ maxResults: 100000, context: 20, maxLineBytes: 65536, maxBytes: 2 ** 40, maxCpuMs: 10 * 60 * 1000, threads: MAX_GREP_THREADS,
   before: 20, after: 20, maxCount: 100000 });
@@ -40,6 +44,30 @@ function flag(options, key, byDefault = false) {
   const value = options[key] ?? byDefault;
   if (typeof value !== 'boolean') throw new TypeError(`expected a boolean for ${key}`);
   return value;
+}
+
+// ripgrep's type names (-t), as the core's table has them (src/search/file_types.h).
+function fileTypes(value) {
+  if (value === undefined) return [];
+  const names = typeof value === 'string' ? [value] : value;
+  const known = addon().limits.fileTypes;
+  if (!Array.isArray(names) || names.some((n) => typeof n !== 'string' || !Object.hasOwn(known, n))) {
+    throw new RangeError(`expected a file type or a list of them for type, among: ${Object.keys(known).join(', ')}`);
+  }
+  return names;
+}
+
+function output(value = 'lines') {
+  if (!OUTPUTS.includes(value)) throw new RangeError(`expected one of ${OUTPUTS.map((o) => `'${o}'`).join(', ')} for output`);
+  return value;
+}
+
+// What only a search for lines gives: context and spans.
+function checkLinesOnly(native) {
+  if (native.output !== 'lines' && (native.before > 0 || native.after > 0 || native.columns)) {
+    throw new RangeError(`context, before, after and spans apply to output 'lines' only, not '${native.output}'`);
+  }
+  if (native.invert && native.columns) throw new RangeError('spans apply to matches: an inverted search has none');
 }
 
 // `given` without its `signal` (an AbortSignal is no plain data), which is checked apart.
@@ -76,6 +104,11 @@ function grepRequest(pattern, given) {
     pattern,
     literal: flag(options, 'literal'),
     ignoreCase: flag(options, 'ignoreCase'),
+    word: flag(options, 'word'),
+    invert: flag(options, 'invert'),
+    columns: flag(options, 'spans'),
+    output: output(options.output),
+    types: fileTypes(options.type),
     include: globs(options.include, 'include'),
     exclude: globs(options.exclude, 'exclude'),
     // ripgrep's -C, and -B and -A, which win over it
@@ -90,6 +123,7 @@ function grepRequest(pattern, given) {
     maxCpuMs: integer(options, 'maxCpuMs'),
     threads: integer(options, 'threads'),
   };
+  checkLinesOnly(native);
   return { path: options.path ?? '/', native, signal };
 }
 
@@ -120,9 +154,27 @@ function invalidPattern(error, pattern) {
     ? 'Invalid glob in include or exclude (globs as glob() takes them: *, ?, **, [abc], {a,b})'
     : `Invalid ${error.patternProblem === 'line-break' ? 'pattern' : 'regular expression'} ${JSON.stringify(excerpt(pattern))}: ` +
       `${what}${wherePattern(pattern, error.offset)}; ${instead}`;
-  const refusal = new SandboxError('INVALID_PATTERN', message);
+  const refusal = new SandboxError('INVALID_PATTERN', error.index === 2 ? 'Unknown file type in type' : message);
   refusal.index = error.index;
   return refusal;
+}
+
+// Byte offsets in a line's UTF-8 as offsets in its string, so that text.slice(start, end) is the
+// match.
+function stringSpans(text, pairs = []) {
+  const bytes = Buffer.from(text);
+  const at = (offset) => bytes.subarray(0, offset).toString('utf8').length;
+  const spans = [];
+  for (let i = 0; i < pairs.length; i += 2) spans.push({ start: at(pairs[i]), end: at(pairs[i + 1]) });
+  return spans;
+}
+
+// The core's answer as the types say: spans in string offsets where asked, files without a count
+// where only their names were asked.
+function shaped(result, native) {
+  if (native.columns) for (const match of result.matches) match.spans = stringSpans(match.text, match.spans);
+  if (native.output === 'files') result.files = result.files.map(({ path }) => ({ path }));
+  return result;
 }
 
 /**
@@ -139,7 +191,7 @@ async function grep(handle, checkPath, pattern, given) {
   try {
     const result = await handle.grep(path, native, flag);
     if (signal?.aborted) throw signal.reason;
-    return result;
+    return shaped(result, native);
   } catch (error) {
     throw error?.code === 'INVALID_PATTERN' ? invalidPattern(error, pattern) : error;
   } finally {
@@ -147,4 +199,4 @@ async function grep(handle, checkPath, pattern, given) {
   }
 }
 
-module.exports = { grep, grepRequest, GREP_BYTES_PER_THREAD, MAX_GREP_THREADS };
+module.exports = { grep, grepRequest, GREP_BYTES_PER_THREAD, GREP_LINE_BOUND, MAX_GREP_THREADS };

@@ -13,6 +13,32 @@ export interface GrepOptions {
   literal?: boolean;
   /** @default false */
   ignoreCase?: boolean;
+  /**
+   * Only matches with no word character (`\w`, Unicode) just before or after them (ripgrep's -w).
+   * @default false
+   */
+  word?: boolean;
+  /**
+   * The lines without a match instead (ripgrep's -v).
+   * @default false
+   */
+  invert?: boolean;
+  /**
+   * Only files of these types, by ripgrep's names for them (its -t): `'js'` is `*.js`, `*.mjs`,
+   * `*.cjs`, `*.jsx` and `*.vue`. docs/api.md lists every name and its globs.
+   */
+  type?: string | string[];
+  /**
+   * What to return: `'lines'` (`matches`), `'files'` (the files with a match, ripgrep's -l) or
+   * `'count'` (the matching lines of each such file, -c), both in `files`.
+   * @default 'lines'
+   */
+  output?: 'lines' | 'files' | 'count';
+  /**
+   * Give each match its `spans`: where in `text` the pattern matched (ripgrep's --column and -o).
+   * @default false
+   */
+  spans?: boolean;
   /** Globs of files to search: without a "/" matched against names at any depth. */
   include?: string | string[];
   /** Globs of files and directories to pass over. */
@@ -79,11 +105,24 @@ export interface GrepMatch extends GrepLine {
   path: string;
   before: GrepLine[];
   after: GrepLine[];
+  /**
+   * With `spans: true`: each match in the line, left to right, as offsets into `text`
+   * (`text.slice(start, end)` is the match); a word search's without the characters around it.
+   */
+  spans?: { start: number; end: number }[];
+}
+
+export interface GrepFile {
+  path: string;
+  /** With output `'count'`: the file's matching lines (with `invert`, its lines without one). */
+  count?: number;
 }
 
 export interface GrepResult {
-  /** By path, then line. */
+  /** By path, then line; empty with output `'files'` or `'count'`. */
   matches: GrepMatch[];
+  /** By path, with output `'files'` or `'count'` (`maxResults` bounds them); empty otherwise. */
+  files: GrepFile[];
   filesSearched: number;
   bytesSearched: number;
   /**
@@ -96,12 +135,20 @@ export interface GrepResult {
   skippedRefused: number;
   /** Files left at a line longer than 16 MiB: the rest of each was not searched. */
   skippedLongLines: number;
+  /**
+   * Lines of non-ASCII text that a pattern with `\b` or `\B` may match, on which PCRE2, which
+   * decides them, reached its step bound: counted as not matching. 0 but for patterns that
+   * backtrack without end.
+   */
+  undecidedLines: number;
   /** Why the search stopped before the end, or null. */
   truncated: null | 'results' | 'bytes' | 'cpu' | 'entries' | 'cancelled';
 }
 
 /** What one search thread holds of a file at most: a 256 KiB chunk and a line it cut (16 MiB). */
 export declare const GREP_BYTES_PER_THREAD: number;
+/** A line longer than this (16 MiB) ends its file's search (`skippedLongLines`). */
+export declare const GREP_LINE_BOUND: number;
 /** The most threads one search may use. */
 export declare const MAX_GREP_THREADS: number;
 

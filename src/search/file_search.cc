@@ -30,21 +30,27 @@ class Scan {
       : path_(path), matcher_(matcher), options_(options), limit_(limit) {}
 
   void region(std::string_view text) {
+    const auto lines = matcher_.matching_lines(text, limit_ - count_, options_.invert);
+    count_ += lines.starts.size();
+    undecided_ += lines.undecided;
+    if (options_.output != GrepOutput::lines) return;  // no text, no line numbers
     give_after(text);
-    const auto starts = matcher_.matching_lines(text, limit_ - found_.size());
     std::uint64_t number = first_line_;
     std::size_t counted = 0;
-    for (std::size_t start : starts) {
+    for (std::size_t start : lines.starts) {
       number += count_lines(text.substr(counted, start - counted));
       counted = start;
       found_.push_back(match_at(text, start, number));
     }
-    remember_last_lines(text);
-    first_line_ += count_lines(text);
+    const std::uint64_t next_line = number + count_lines(text.substr(counted));
+    remember_last_lines(text, next_line);
+    first_line_ = next_line;
   }
 
   // Enough matches, and the lines after the last of them read too.
-  bool full() const noexcept { return found_.size() >= limit_ && wanting_.empty(); }
+  bool full() const noexcept { return count_ >= limit_ && wanting_.empty(); }
+  std::uint64_t count() const noexcept { return count_; }
+  std::uint64_t undecided() const noexcept { return undecided_; }
   std::vector<GrepMatch> take() { return std::move(found_); }
 
  private:
@@ -56,6 +62,7 @@ class Scan {
     GrepMatch match;
     match.path = path_;
     match.line = line(text, start, number);
+    if (options_.columns && !options_.invert) match.spans = spans_in(text, start, match.line);
     std::size_t at = start;
     std::uint32_t before = 0;
     for (; before < options_.before && at > 0; ++before) {
@@ -77,6 +84,16 @@ class Scan {
     return match;
   }
 
+  // The matches' spans in the line at `start`, as far as its text was kept.
+  std::vector<MatchSpan> spans_in(std::string_view text, std::size_t start, const GrepLine& kept) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    auto spans = matcher_.spans(text.substr(start, end - start));
+    std::erase_if(spans, [&](const MatchSpan& s) { return s.start >= kept.text.size(); });
+    for (MatchSpan& s : spans) s.end = std::min(s.end, kept.text.size());
+    return spans;
+  }
+
   // The region's first lines, to the matches before it still short of lines after them.
   void give_after(std::string_view text) {
     std::size_t at = 0;
@@ -92,12 +109,15 @@ class Scan {
     }
   }
 
-  void remember_last_lines(std::string_view text) {
+  // The region's last lines, for the first matches of the next; `next_line` is first_line_ and
+  // the region's line endings.
+  void remember_last_lines(std::string_view text, std::uint64_t next_line) {
     if (options_.before == 0) return;
     std::vector<GrepLine> last;
     std::size_t end = text.size();
     if (end > 0 && text[end - 1] == '\n') --end;
-    const std::uint64_t last_number = first_line_ + count_lines(text.substr(0, end));
+    // The last line is the one before next_line, unless the text ends without a "\n".
+    const std::uint64_t last_number = end == text.size() ? next_line : next_line - 1;
     std::size_t at = end + 1;
     while (last.size() < options_.before && at > 0) {
       at = previous_line(text, at);
@@ -113,6 +133,8 @@ class Scan {
   const std::size_t limit_;
   std::uint64_t first_line_ = 1;
   std::deque<GrepLine> recent_;
+  std::uint64_t count_ = 0;
+  std::uint64_t undecided_ = 0;
   std::vector<std::size_t> wanting_;  // indexes in found_
   std::vector<GrepMatch> found_;
 };
@@ -158,7 +180,8 @@ Result<FileFindings> search_file(const FileToSearch& file, const LineMatcher& ma
     if (!got) return got.error();
     out.bytes += got.value();
     const std::size_t end = kept + got.value();
-    end_of_file = got.value() < want;
+    // A file that ends exactly at the byte bound (as fstat said) has been read whole.
+    end_of_file = got.value() < want || (out.bytes >= max_bytes && out.bytes >= file.size);
     // Binary data: the chunk that holds it is not searched, as ripgrep leaves the buffer it
     // found a NUL in (so a small file with one is not searched at all).
     if (std::memchr(buffer.data() + kept, 0, got.value()) != nullptr) {
@@ -181,6 +204,8 @@ Result<FileFindings> search_file(const FileToSearch& file, const LineMatcher& ma
     std::memmove(buffer.data(), buffer.data() + cut, kept);
   }
   out.matches = scan.take();
+  out.count = scan.count();
+  out.undecided = scan.undecided();
   return out;
 }
 

@@ -26,11 +26,13 @@ inline constexpr std::size_t kGrepLineBound = 16 * 1024 * 1024;
 inline constexpr std::size_t kGrepBytesPerThread = kGrepChunkBytes + kGrepLineBound;
 
 struct FileFindings {
-  std::vector<GrepMatch> matches;
-  std::uint64_t bytes = 0;    // read from the file
-  bool binary = false;        // a NUL byte ended the search (file_search.h)
-  bool long_line = false;     // a line past kGrepLineBound ended it
-  bool out_of_bytes = false;  // `max_bytes` ended it
+  std::vector<GrepMatch> matches;  // GrepOutput::lines only
+  std::uint64_t count = 0;         // matching lines (with `invert`, lines without a match)
+  std::uint64_t undecided = 0;     // LineMatcher::Lines::undecided, summed
+  std::uint64_t bytes = 0;         // read from the file
+  bool binary = false;             // a NUL byte ended the search (file_search.h)
+  bool long_line = false;          // a line past kGrepLineBound ended it
+  bool out_of_bytes = false;       // `max_bytes` ended it
 };
 
 struct FileToSearch {
@@ -39,7 +41,7 @@ struct FileToSearch {
   const std::string& path;  // virtual: what the matches are reported under
 };
 
-// Searches `file` from its start for lines `matcher` matches, at most `limit` matches and
+// Searches `file` from its start for lines `matcher` matches, at most `limit` of them and
 // `max_bytes` bytes read. `buffer` is the calling thread's, kept from file to file so that a
 // small file costs no allocation; it grows to kGrepBytesPerThread at most.
 Result<FileFindings> search_file(const FileToSearch& file, const LineMatcher& matcher,

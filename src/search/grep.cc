@@ -13,6 +13,7 @@
 
 #include "fs/fd_io.h"
 #include "search/file_search.h"
+#include "search/file_types.h"
 #include "search/grep_walk.h"
 #include "search/ignore_rules.h"
 #include "search/line_matcher.h"
@@ -38,6 +39,30 @@ Result<std::vector<GlobMatcher>> compile_globs(const std::vector<std::string>& g
     if (!matcher) return at_index(Error{Errc::invalid_pattern}, 1);
     by_name.push_back(text.find('/') == std::string_view::npos);
     out.push_back(std::move(matcher.value()));
+  }
+  return out;
+}
+
+// What one file gave: its matching lines, or only their count (GrepOutput::files and count).
+struct FileResult {
+  std::vector<GrepMatch> matches;
+  std::uint64_t count = 0;
+};
+
+// The globs of the named file types, each matched against a file's name.
+Result<std::vector<GlobMatcher>> type_globs(const std::vector<std::string>& names) {
+  std::vector<GlobMatcher> out;
+  for (const std::string& name : names) {
+    const FileType* type = find_file_type(name);
+    if (type == nullptr) return at_index(Error{Errc::invalid_pattern}, 2);
+    std::string_view globs = type->globs;
+    while (!globs.empty()) {
+      const auto comma = globs.find(',');
+      auto glob = GlobMatcher::compile(rooted(globs.substr(0, comma)));
+      if (!glob) return at_index(Error{Errc::invalid_pattern}, 2);
+      out.push_back(std::move(glob.value()));
+      globs = comma == std::string_view::npos ? std::string_view() : globs.substr(comma + 1);
+    }
   }
   return out;
 }
@@ -72,18 +97,19 @@ class FileQueue {
     std::lock_guard lock(mutex_);
     return paths_[i];
   }
-  std::vector<GrepMatch>& found(std::size_t i) {
+  FileResult& found(std::size_t i) {
     std::lock_guard lock(mutex_);
     return found_[i];
   }
   // Once every thread has ended.
-  std::deque<std::vector<GrepMatch>>& all_found() { return found_; }
+  std::deque<FileResult>& all_found() { return found_; }
+  const std::deque<std::string>& all_paths() const { return paths_; }
 
  private:
   std::mutex mutex_;
   std::condition_variable ready_;
   std::deque<std::string> paths_;
-  std::deque<std::vector<GrepMatch>> found_;
+  std::deque<FileResult> found_;
   std::size_t next_ = 0;
   bool closed_ = false;
 };
@@ -128,20 +154,52 @@ class Search {
     out.skipped_binary = binary_.load();
     out.skipped_refused = refused_.load();
     out.skipped_long_lines = long_lines_.load();
-    for (auto& per_file : queue_.all_found()) {
-      for (auto& m : per_file) {
-        if (out.matches.size() >= options_.max_results) {
-          out.stopped = GrepStop::results;
-          break;
-        }
-        out.matches.push_back(std::move(m));
-      }
+    out.undecided_lines = undecided_.load();
+    if (options_.output == GrepOutput::lines) {
+      take_matches(out);
+    } else {
+      take_files(out);
     }
     if (out.stopped == GrepStop::none) out.stopped = stop_.load();
     return out;
   }
 
  private:
+  void take_matches(GrepResult& out) {
+    for (FileResult& per_file : queue_.all_found()) {
+      for (GrepMatch& m : per_file.matches) {
+        if (out.matches.size() >= options_.max_results) {
+          out.stopped = GrepStop::results;
+          return;
+        }
+        out.matches.push_back(std::move(m));
+      }
+    }
+  }
+
+  void take_files(GrepResult& out) {
+    const auto& paths = queue_.all_paths();
+    auto& found = queue_.all_found();
+    for (std::size_t i = 0; i < found.size(); ++i) {
+      if (found[i].count == 0) continue;
+      if (out.files.size() >= options_.max_results) {
+        out.stopped = GrepStop::results;
+        return;
+      }
+      out.files.push_back({paths[i], found[i].count});
+    }
+  }
+
+  // Matching lines one file may give: enough to fill the results (and one more, to know they
+  // were cut); one to name a file; every one to count.
+  std::size_t limit_per_file() const {
+    std::size_t limit = options_.max_results + 1;
+    if (options_.output == GrepOutput::files) limit = 1;
+    if (options_.output == GrepOutput::count) limit = SIZE_MAX;
+    if (options_.max_count > 0) limit = std::min(limit, options_.max_count);
+    return limit;
+  }
+
   void stop(GrepStop why) {
     GrepStop none = GrepStop::none;
     stop_.compare_exchange_strong(none, why);
@@ -172,8 +230,7 @@ class Search {
     cpu_ns_.fetch_add(thread_cpu_ns() - since);
   }
 
-  void search_file(const std::string& path, std::vector<GrepMatch>& found,
-                   std::vector<char>& buffer) {
+  void search_file(const std::string& path, FileResult& found, std::vector<char>& buffer) {
     const std::uint64_t room =
         options_.max_bytes > bytes_.load() ? options_.max_bytes - bytes_.load() : 0;
     if (room == 0) return stop(GrepStop::bytes);
@@ -186,10 +243,8 @@ class Search {
       refused_.fetch_add(1);
       return;
     }
-    std::size_t limit = options_.max_results + 1;
-    if (options_.max_count > 0) limit = std::min(limit, options_.max_count);
     const FileToSearch open{file.value().fd.get(), file.value().size, path};
-    auto findings = msb::search_file(open, matcher_, options_, limit, room, buffer);
+    auto findings = msb::search_file(open, matcher_, options_, limit_per_file(), room, buffer);
     if (!findings) {
       refused_.fetch_add(1);
       return;
@@ -199,9 +254,14 @@ class Search {
     searched_.fetch_add(1);
     if (f.binary) binary_.fetch_add(1);
     if (f.long_line) long_lines_.fetch_add(1);
-    found = std::move(f.matches);
+    undecided_.fetch_add(f.undecided);
+    found.matches = std::move(f.matches);
+    found.count = f.count;
     if (f.out_of_bytes) stop(GrepStop::bytes);
-    if (matched_.fetch_add(found.size()) + found.size() > options_.max_results) {
+    // Lines, or files with a match, toward max_results.
+    const std::size_t results =
+        options_.output == GrepOutput::lines ? found.matches.size() : (f.count > 0 ? 1 : 0);
+    if (matched_.fetch_add(results) + results > options_.max_results) {
       // Enough for the reply; files before this one may still add theirs, in order.
       stop(GrepStop::results);
     }
@@ -220,6 +280,7 @@ class Search {
   std::atomic<std::uint64_t> binary_{0};
   std::atomic<std::uint64_t> refused_{0};
   std::atomic<std::uint64_t> long_lines_{0};
+  std::atomic<std::uint64_t> undecided_{0};
   std::atomic<GrepStop> stop_{GrepStop::none};
   std::vector<std::thread> helpers_;  // last: they start once every other member exists
 };
@@ -240,9 +301,13 @@ const char* grep_stop_name(GrepStop stop) noexcept {
 
 Result<GrepResult> grep(const Sandbox& sandbox, std::string_view dir, const GrepOptions& options,
                         const std::atomic<std::int32_t>* cancel) {
-  auto matcher = LineMatcher::compile(options.pattern, options.literal, options.ignore_case);
+  auto matcher =
+      LineMatcher::compile(options.pattern, options.literal, options.ignore_case, options.word);
   if (!matcher) return at_index(matcher.error(), 0);
   WalkFilters filters;
+  auto types = type_globs(options.types);
+  if (!types) return types.error();
+  filters.types = std::move(types.value());
   auto include = compile_globs(options.include, filters.include_by_name);
   if (!include) return include.error();
   auto exclude = compile_globs(options.exclude, filters.exclude_by_name);

@@ -15,6 +15,7 @@
 
 #include "common/error.h"
 #include "fs/sandbox.h"
+#include "search/match_span.h"
 
 namespace msb {
 
@@ -26,10 +27,20 @@ inline constexpr std::uint64_t kDefaultGrepCpuMs = 30000;
 inline constexpr std::uint32_t kMaxGrepContext = 20;
 inline constexpr unsigned kMaxGrepThreads = 16;
 
+// What a search reports: the lines, the files with a match (ripgrep's -l), or the number of
+// matching lines in each such file (-c).
+enum class GrepOutput : std::uint8_t { lines, files, count };
+
 struct GrepOptions {
   std::string pattern;
   bool literal = false;
   bool ignore_case = false;
+  bool word = false;     // only matches with no word character on either side (-w)
+  bool invert = false;   // the lines without a match (-v)
+  bool columns = false;  // where in each line its matches lie (GrepMatch::spans)
+  GrepOutput output = GrepOutput::lines;
+  // file_types.h names (-t): only files of one of these types; none: every file.
+  std::vector<std::string> types;
   // Globs (glob.h syntax) for files to search and entries to pass over: without a "/" matched
   // against a name at any depth, with one against the path below the searched directory.
   std::vector<std::string> include;
@@ -57,6 +68,12 @@ struct GrepMatch {
   GrepLine line;
   std::vector<GrepLine> before;
   std::vector<GrepLine> after;
+  std::vector<MatchSpan> spans;  // with `columns`: within line.text (a cut line's, up to the cut)
+};
+
+struct GrepFileCount {
+  std::string path;         // virtual
+  std::uint64_t count = 0;  // matching lines (1 at most in GrepOutput::files)
 };
 
 // Why a search stopped before it had searched everything: a closed set.
@@ -64,7 +81,8 @@ enum class GrepStop : std::uint8_t { none, results, bytes, cpu, entries, cancell
 const char* grep_stop_name(GrepStop stop) noexcept;  // "", "results", "bytes", ...
 
 struct GrepResult {
-  std::vector<GrepMatch> matches;  // by path, then line
+  std::vector<GrepMatch> matches;    // by path, then line (GrepOutput::lines)
+  std::vector<GrepFileCount> files;  // by path (GrepOutput::files and count)
   std::uint64_t files_searched = 0;
   std::uint64_t bytes_searched = 0;
   // Files a NUL byte stopped at (binary data): the matches in the chunks before it stand, as
@@ -73,12 +91,17 @@ struct GrepResult {
   std::uint64_t skipped_refused = 0;  // read refused by the sandbox (suffix, size, a link out)
   // Files left at a line longer than kGrepLineBound (file_search.h): the rest not searched.
   std::uint64_t skipped_long_lines = 0;
+  // Lines a Unicode word boundary left to PCRE2, which gave up on them (boundary_verifier.h):
+  // counted as not matching.
+  std::uint64_t undecided_lines = 0;
   GrepStop stopped = GrepStop::none;
 };
 
 // Searches `dir` (a virtual directory, or one file) for `options.pattern`. invalid_pattern for a
-// pattern RE2 refuses (Error::index 0) or an include or exclude glob the glob compiler refuses
-// (index 1); the sandbox's error for a `dir` it refuses.
+// pattern RE2 refuses (Error::index 0), an include or exclude glob the glob compiler refuses
+// (index 1) or a type file_types.h does not name (index 2); the sandbox's error for a `dir` it
+// refuses. `max_results` bounds the matching lines, or with GrepOutput::files and count, the
+// files.
 // `cancel`, when given, is polled between files and between directories.
 Result<GrepResult> grep(const Sandbox& sandbox, std::string_view dir, const GrepOptions& options,
                         const std::atomic<std::int32_t>* cancel = nullptr);

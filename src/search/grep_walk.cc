@@ -105,7 +105,14 @@ class Walk {
     const std::string_view rel = std::string_view(path).substr(root_ == "/" ? 1 : root_.size() + 1);
     if (any_match(filters_.exclude, filters_.exclude_by_name, rel, name)) return true;
     if (filters_.ignore_files && ignored(path, name, is_dir)) return true;
-    if (is_dir || filters_.include.empty()) return false;
+    if (is_dir) return false;
+    const std::string rooted_name = rooted(name);
+    if (!filters_.types.empty() &&
+        std::none_of(filters_.types.begin(), filters_.types.end(),
+                     [&](const GlobMatcher& glob) { return glob.matches(rooted_name); })) {
+      return true;
+    }
+    if (filters_.include.empty()) return false;
     return !any_match(filters_.include, filters_.include_by_name, rel, name);
   }
 

@@ -29,6 +29,7 @@ struct WalkFilters {
   std::vector<GlobMatcher> exclude;   // files and directories
   std::vector<bool> include_by_name;  // parallel to include: matched against the name
   std::vector<bool> exclude_by_name;
+  std::vector<GlobMatcher> types;  // files, by name; none: every file (file_types.h)
   bool ignore_files = false;
   bool hidden = false;
 };

@@ -108,56 +108,142 @@ Error re2_refusal(const RE2& regex, std::string_view pattern) {
   return refused("syntax", at);
 }
 
+bool is_ascii(std::string_view text) {
+  return std::all_of(text.begin(), text.end(),
+                     [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+}
+
+// ripgrep's -w: a match with a non-word character, or the line's edge, on each side; the
+// match itself is group 1.
+std::string word_pattern(std::string_view pattern, bool literal) {
+  const std::string inner = literal
+                                ? RE2::QuoteMeta(re2::StringPiece(pattern.data(), pattern.size()))
+                                : std::string(pattern);
+  return "(?:^|\\W)(" + inner + ")(?:$|\\W)";
+}
+
+std::unique_ptr<RE2> compiled(const std::string& text, const RE2::Options& options) {
+  return std::make_unique<RE2>(text, options);
+}
+
 }  // namespace
 
-Result<LineMatcher> LineMatcher::compile(std::string_view pattern, bool literal, bool ignore_case) {
+Result<LineMatcher> LineMatcher::compile(std::string_view pattern, bool literal, bool ignore_case,
+                                         bool word) {
   if (pattern.empty()) return refused("empty", Error::kNoIndex);
   if (auto at = line_feed_at(pattern, literal)) return refused("line-break", *at);
   RE2::Options options;
-  options.set_literal(literal);
   options.set_case_sensitive(!ignore_case);
   options.set_log_errors(false);  // the core never prints
   options.set_never_nl(true);     // a match never spans a line ending
   options.set_max_mem(64 << 20);
   LineMatcher out;
-  // Line by line, as grep: "^" and "$" at every line's start and end.
-  std::string text;
-  if (literal) {
-    text = std::string(pattern);
-  } else {
-    auto unicode = with_unicode_classes(pattern);
-    if (!unicode) return unicode.error();
-    text = std::string(kLineMode) + unicode.value();
+  if (literal && !word) {
+    options.set_literal(true);
+    out.regex_ = compiled(std::string(pattern), options);
+    if (!out.regex_->ok()) return re2_refusal(*out.regex_, pattern);
+    return out;
   }
-  if (!literal) options.set_posix_syntax(false);
-  out.regex_ = std::make_unique<RE2>(text, options);
+  const std::string source = word ? word_pattern(pattern, literal) : std::string(pattern);
+  auto forms = with_unicode_classes(source);
+  if (!forms) return forms.error();
+  // Line by line, as grep: "^" and "$" at every line's start and end.
+  const std::string mode(kLineMode);
+  auto exact = compiled(mode + forms.value().re2, options);
+  if (!exact->ok()) return re2_refusal(*exact, pattern);
+  out.group_ = word ? 1 : 0;
+  if (!forms.value().has_unicode_boundary()) {
+    out.regex_ = std::move(exact);
+    return out;
+  }
+  out.regex_ = compiled(mode + forms.value().loose, options);
   if (!out.regex_->ok()) return re2_refusal(*out.regex_, pattern);
+  auto verifier = BoundaryVerifier::compile(forms.value().pcre2, ignore_case);
+  if (!verifier) return verifier.error();
+  out.exact_ = std::move(exact);
+  out.verifier_ = std::make_unique<BoundaryVerifier>(std::move(verifier.value()));
   return out;
 }
 
-std::vector<std::size_t> LineMatcher::matching_lines(std::string_view text,
-                                                     std::size_t limit) const {
-  std::vector<std::size_t> starts;
+bool LineMatcher::decided(std::string_view line, std::uint64_t& undecided) const {
+  if (is_ascii(line)) return RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), *exact_);
+  switch (verifier_->matches(line)) {
+    case Verdict::match: return true;
+    case Verdict::no_match: return false;
+    case Verdict::gave_up: ++undecided; return false;
+  }
+  return false;
+}
+
+std::optional<LineMatcher::Line> LineMatcher::next_match(std::string_view text, std::size_t from,
+                                                         std::uint64_t& undecided) const {
   const re2::StringPiece whole(text.data(), text.size());
-  std::size_t from = 0;
   // Lines end at "\n"; the empty rest after a final "\n" is no line (ripgrep's count).
-  while (from < text.size() && starts.size() < limit) {
+  while (from < text.size()) {
     re2::StringPiece found;
-    if (!regex_->Match(whole, from, text.size(), RE2::UNANCHORED, &found, 1)) break;
+    if (!regex_->Match(whole, from, text.size(), RE2::UNANCHORED, &found, 1)) return std::nullopt;
     const auto at = static_cast<std::size_t>(found.data() - text.data());
     // An empty match after the final "\n" is in no line ("^$" on "a\n").
-    if (at == text.size() && at > 0 && text[at - 1] == '\n') break;
-    std::size_t start = 0;
+    if (at == text.size() && at > 0 && text[at - 1] == '\n') return std::nullopt;
+    Line line{0, text.find('\n', at)};
+    if (line.end == std::string_view::npos) line.end = text.size();
     if (at > 0) {
       const auto newline = text.rfind('\n', at - 1);
-      if (newline != std::string_view::npos) start = newline + 1;
+      if (newline != std::string_view::npos) line.start = newline + 1;
     }
-    starts.push_back(start);
-    const auto line_end = text.find('\n', at + found.size());
-    if (line_end == std::string_view::npos) break;
-    from = line_end + 1;
+    if (!verifier_ || decided(text.substr(line.start, line.end - line.start), undecided)) {
+      return line;
+    }
+    from = line.end + 1;
   }
-  return starts;
+  return std::nullopt;
+}
+
+LineMatcher::Lines LineMatcher::matching_lines(std::string_view text, std::size_t limit,
+                                               bool invert) const {
+  Lines out;
+  for (std::size_t from = 0; from < text.size() && out.starts.size() < limit;) {
+    const auto line = next_match(text, from, out.undecided);
+    if (!invert) {
+      if (!line) break;
+      out.starts.push_back(line->start);
+    } else {
+      // Every line from `from` up to the match's.
+      const std::size_t stop = line ? line->start : text.size();
+      for (std::size_t at = from; at < stop && out.starts.size() < limit;) {
+        out.starts.push_back(at);
+        const auto newline = text.find('\n', at);
+        if (newline == std::string_view::npos) break;
+        at = newline + 1;
+      }
+      if (!line) break;
+    }
+    from = line->end + 1;
+  }
+  return out;
+}
+
+std::vector<MatchSpan> LineMatcher::spans(std::string_view line) const {
+  if (verifier_ && !is_ascii(line)) return verifier_->spans(line, group_);
+  const RE2& regex = verifier_ ? *exact_ : *regex_;
+  const re2::StringPiece whole(line.data(), line.size());
+  re2::StringPiece found[2];
+  std::vector<MatchSpan> out;
+  for (std::size_t from = 0; from <= line.size();) {
+    if (!regex.Match(whole, from, line.size(), RE2::UNANCHORED, found, group_ + 1)) break;
+    const re2::StringPiece& match = found[group_];
+    const auto start = static_cast<std::size_t>(match.data() - line.data());
+    if (!match.empty()) out.push_back({start, start + match.size()});
+    // On from the match's end (a word match's trailing non-word character may begin the next),
+    // a character on past an empty match.
+    std::size_t next = start + match.size();
+    if (next <= from) {
+      next = from + 1;
+      while (next < line.size() && (static_cast<unsigned char>(line[next]) & 0xC0) == 0x80) ++next;
+    }
+    from = next;
+  }
+  return out;
 }
 
 }  // namespace msb

@@ -11,6 +11,45 @@ constexpr std::string_view kWord =
     "\\p{L}\\p{M}\\p{Nd}\\p{Nl}\\p{Pc}\\x{200C}\\x{200D}\\x{24B6}-\\x{24E9}";
 constexpr std::string_view kSpace = "\\t\\n\\x0B\\f\\r\\x{85}\\p{Z}";
 
+// A word boundary, and its complement, as look-around on the `\w` class.
+const std::string kWordClass = "[" + std::string(kWord) + "]";
+const std::string kBoundary = "(?:(?<=" + kWordClass + ")(?!" + kWordClass + ")|(?<!" + kWordClass +
+                              ")(?=" + kWordClass + "))";
+const std::string kNotBoundary = "(?:(?<=" + kWordClass + ")(?=" + kWordClass + ")|(?<!" +
+                                 kWordClass + ")(?!" + kWordClass + "))";
+
+// The three forms written at once: the same text, but for Unicode boundaries.
+class Forms {
+ public:
+  Forms& append(std::string_view text) {
+    out_.re2.append(text);
+    out_.loose.append(text);
+    out_.pcre2.append(text);
+    return *this;
+  }
+  Forms& push_back(char c) { return append(std::string_view(&c, 1)); }
+
+  void boundary(char letter) {
+    out_.re2.push_back('\\');
+    out_.re2.push_back(letter);
+    out_.loose.append("(?:)");
+    out_.pcre2.append(letter == 'b' ? kBoundary : kNotBoundary);
+    has_boundary_ = true;
+  }
+
+  UnicodePattern take() {
+    if (!has_boundary_) {
+      out_.loose.clear();
+      out_.pcre2.clear();
+    }
+    return std::move(out_);
+  }
+
+ private:
+  UnicodePattern out_;
+  bool has_boundary_ = false;
+};
+
 Error negated_in_set(std::size_t at) {
   Error e{Errc::invalid_pattern};
   e.pattern_problem = "negated-class-in-set";
@@ -24,7 +63,7 @@ class Rewrite {
  public:
   explicit Rewrite(std::string_view pattern) : in_(pattern) {}
 
-  Result<std::string> run() {
+  Result<UnicodePattern> run() {
     while (i_ < in_.size()) {
       const char c = in_[i_];
       if (c == '\\') {
@@ -44,7 +83,7 @@ class Rewrite {
         ++i_;
       }
     }
-    return std::move(out_);
+    return out_.take();
   }
 
  private:
@@ -58,6 +97,11 @@ class Rewrite {
     }
     const char letter = in_[i_ + 1];
     if (letter == 'Q') return quoted();
+    if ((letter == 'b' || letter == 'B') && unicode() && set_depth_ == 0) {
+      out_.boundary(letter);
+      i_ += 2;
+      return ok_status();
+    }
     if (!unicode() || std::string_view("dDsSwW").find(letter) == std::string_view::npos) {
       out_.append(in_.substr(i_, 2));
       i_ += 2;
@@ -168,14 +212,14 @@ class Rewrite {
 
   std::string_view in_;
   std::size_t i_ = 0;
-  std::string out_;
+  Forms out_;
   int set_depth_ = 0;
   std::vector<bool> unicode_{true};  // per open group, innermost last; the top level's first
 };
 
 }  // namespace
 
-Result<std::string> with_unicode_classes(std::string_view pattern) {
+Result<UnicodePattern> with_unicode_classes(std::string_view pattern) {
   return Rewrite(pattern).run();
 }
 

@@ -40,10 +40,38 @@ TEST(IgnoreRulesTest, WildcardsMatchNamesThatBeginWithADotAsGitDoes) {
 }
 
 std::vector<std::size_t> lines(std::string_view pattern, std::string_view text,
-                               bool literal = false) {
-  auto m = LineMatcher::compile(pattern, literal, false);
+                               bool literal = false, bool invert = false, bool word = false) {
+  auto m = LineMatcher::compile(pattern, literal, false, word);
   EXPECT_TRUE(m.ok()) << pattern;
-  return m.ok() ? m.value().matching_lines(text, 100) : std::vector<std::size_t>{};
+  return m.ok() ? m.value().matching_lines(text, 100, invert).starts : std::vector<std::size_t>{};
+}
+
+TEST(LineMatcherTest, InvertedEveryLineWithoutAMatchTheLastWithoutItsEnding) {
+  EXPECT_EQ(lines("b", "a\nb\nab\nc", false, true), (std::vector<std::size_t>{0, 7}));
+  EXPECT_EQ(lines("x", "a\n\nx\n", false, true), (std::vector<std::size_t>{0, 2}));
+  EXPECT_EQ(lines("a", "a\na\n", false, true), std::vector<std::size_t>{});
+}
+
+TEST(LineMatcherTest, UnicodeWordBoundariesDecidedOnNonAsciiLines) {
+  // "caf\b" must not match inside "café"; "\bé" matches where é begins a word.
+  EXPECT_EQ(lines("caf\\b", "café\ncaf!\n"), std::vector<std::size_t>{6});
+  EXPECT_EQ(lines("\\bé", "xé\n é\n"), std::vector<std::size_t>{4});
+  EXPECT_EQ(lines("\\Bé", "xé\n é\n"), std::vector<std::size_t>{0});
+  EXPECT_EQ(lines("(?-u:caf\\b)", "café\n"), std::vector<std::size_t>{0});  // ASCII words
+  // An alternative that only a later branch satisfies: both engines search every path.
+  EXPECT_EQ(lines("(foo|foobar)\\b", "foobarü\nfoobar é\n"), std::vector<std::size_t>{9});
+}
+
+TEST(LineMatcherTest, WordMatchesNeedNoWordCharacterAroundThem) {
+  EXPECT_EQ(lines("foo", "foo\nfoobar\n-foo-\nfoö\nfooé\n", false, false, true),
+            (std::vector<std::size_t>{0, 11}));
+  EXPECT_EQ(lines("-x", "a -x b\na-x\n", true, false, true), std::vector<std::size_t>{0});
+  auto m = LineMatcher::compile("foo", false, false, true);
+  ASSERT_TRUE(m.ok());
+  const auto spans = m.value().spans("foo foo,foox foo");
+  ASSERT_EQ(spans.size(), 3u);
+  EXPECT_EQ(spans[1].start, 4u);
+  EXPECT_EQ(spans[2].start, 13u);
 }
 
 TEST(LineMatcherTest, LineStartsOfMatchesAnchorsPerLineNoMatchAcrossLines) {
@@ -66,7 +94,7 @@ TEST(UnicodeClassesTest, ClassesRewrittenOutsideAndInsideSetsAsciiModeKept) {
   auto rewrite = [](std::string_view p) {
     auto out = msb::with_unicode_classes(p);
     EXPECT_TRUE(out.ok()) << p;
-    return out.ok() ? out.value() : std::string();
+    return out.ok() ? out.value().re2 : std::string();
   };
   EXPECT_EQ(rewrite("a\\db"), "a\\p{Nd}b");
   EXPECT_EQ(rewrite("[\\D_]"), "[\\P{Nd}_]");
