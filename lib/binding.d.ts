@@ -191,6 +191,11 @@ export interface NativeBinding {
     defaultDelegationDepth: number;
     maxDelegationDepth: number;
     maxFileBytes: number;
+    grepBytesPerThread: number;
+    grepLineBound: number;
+    maxGrepThreads: number;
+    /** grep's `type` names, each with its globs separated by "," (src/search/file_types.h). */
+    fileTypes: Readonly<Record<string, string>>;
     defaultCommandPath: string;
   }>;
 }

@@ -155,7 +155,10 @@ describe("lib's copies of the core's limits", () => {
   function libConstant(file, name) {
     const match = new RegExp(`^const ${name} = ([^;]+);`, 'm').exec(source(file));
     if (match === null) throw new Error(`${name} not found in lib/${file}`);
-    return Function(`"use strict"; return (${match[1].replace(/\/\/.*$/, '')});`)();
+    // Names of other constants of the same file, as it defines them
+    const names = [...match[1].matchAll(/\b[A-Z][A-Z_]+\b/g)].map((m) => m[0]);
+    const defined = names.map((n) => `const ${n} = ${libConstant(file, n)};`).join(' ');
+    return Function(`"use strict"; ${defined} return (${match[1].replace(/\/\/.*$/, '')});`)();
   }
 
   test.each([

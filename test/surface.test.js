@@ -92,6 +92,10 @@ function runtimeDefaults() {
         path: grep.path,
         literal: grep.native.literal,
         ignoreCase: grep.native.ignoreCase,
+        word: grep.native.word,
+        invert: grep.native.invert,
+        output: grep.native.output,
+        spans: grep.native.columns,
         context: grep.native.before === grep.native.after ? grep.native.before : NaN, // both, unless before or after is given
         maxResults: grep.native.maxResults,
         maxLineBytes: grep.native.maxLineBytes,

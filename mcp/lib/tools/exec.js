@@ -3,13 +3,13 @@
 // exec and grep_files. exec runs a shell command under sandbox.exec (confined by the kernel, the
 // sandbox at /workspace, output capped per stream); a cancelled request kills every process of it
 // (the exec's `signal`), and while it runs a request with a progress token gets the elapsed time
-// every second. grep_files is the bounded content search of grep.js.
+// every second. grep_files (grep.js) is registered beside it.
 //
 // The array holds the definitions for a sandbox whose commands have no network. The exec tool's
 // description and openWorldHint depend on the sandbox's network: forSandbox(sandbox) returns the
 // definitions for that sandbox (server.js should register those).
 const { z } = require('zod');
-const { grepFiles, formatResult } = require('./grep');
+const { grepTool } = require('./grep');
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const MAX_TIMEOUT_MS = 300_000;
@@ -128,47 +128,6 @@ function execTool(network) {
     },
   };
 }
-
-const grepTool = {
-  name: 'grep_files',
-  title: 'Search file contents',
-  description: 'Search the contents of files under a virtual directory (/ is the sandbox root) for a ' +
-    'regular expression (RE2 syntax, as in ripgrep: no backreferences or lookaround) or, with literal: true, ' +
-    'a plain text; each line is matched on its own. Replies with path:line: text for each match (context ' +
-    'lines as path-line- text). As ripgrep: a file is not searched past binary data (a NUL byte), symlinks are skipped, .gitignore and .ignore ' +
-    'files are honoured (gitignore: false searches ignored files too), files whose names start with a dot are searched only when include ' +
-    'names the dot; exclude passes globs over. ' +
-    'Bounded by matches, bytes read and CPU time: a [truncated: ...] note says where it stopped.',
-  inputSchema: {
-    path: z.string().describe('Virtual directory to search under (or one file)'),
-    pattern: z.string().min(1).describe('Regular expression, or the text itself with literal: true'),
-    literal: z.boolean().optional().describe('Match pattern as plain text'),
-    ignoreCase: z.boolean().optional(),
-    include: z.string().optional().describe('Glob for the files to search, like "*.ts" (any depth) or "src/**/*.{js,ts}" (relative to path)'),
-    exclude: z.array(z.string().min(1)).max(64).optional()
-      .describe('Globs of files and directories to pass over, like ["*.min.js", "vendor"] (any depth without a "/", else relative to path)'),
-    gitignore: z.boolean().optional().describe('Honour .gitignore, .git/info/exclude and .ignore files as ripgrep does (default true); false searches ignored files too'),
-    maxResults: z.number().int().min(1).max(1000).optional().describe('Matches returned at most (default 100)'),
-    contextLines: z.number().int().min(0).max(10).optional().describe('Lines shown before and after each match (default 0)'),
-  },
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  writes: false,
-  handler: async (args, ctx) => {
-    // The search's bounds are grep.js's own (the server's maxEntries bounds a listing's
-    // reply, not the work of a search); the reply is held to the server's output cap.
-    const maxReplyBytes = (ctx.limits && ctx.limits.maxOutputBytes) || DEFAULT_MAX_OUTPUT_BYTES;
-    const found = await grepFiles(ctx.sandbox, args, { signal: ctx.signal, memory: ctx.memory });
-    const text = formatResult(found, { maxReplyBytes }); // may add a note that it cut the reply
-    return {
-      content: [{ type: 'text', text }],
-      structuredContent: {
-        matches: found.matches.slice(0, found.shown).map(({ path, line, text }) => ({ path, line, text })),
-        filesSearched: found.filesSearched,
-        truncated: found.stopped !== null,
-      },
-    };
-  },
-};
 
 function forSandbox(sandbox) {
   return [execTool(networkOf(sandbox)), grepTool];
