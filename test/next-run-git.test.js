@@ -7,6 +7,7 @@
 // and checks the marker was never written. Real repositories made with the host's git in temp
 // directories; the suite is skipped where git is missing or commands cannot run with a mount
 // namespace (the read-only binds need one).
+const { describeIf } = require('./helpers/skips');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
@@ -42,7 +43,7 @@ function namespaceLayerApplies() {
 }
 
 const RUNNABLE = HAS_GIT && namespaceLayerApplies();
-const maybe = RUNNABLE ? describe : describe.skip;
+const maybe = describeIf(RUNNABLE, HAS_GIT ? 'commands cannot run with a mount namespace here' : 'git is not installed');
 if (!RUNNABLE) {
   testNeeding(HAS_GIT ? 'commands cannot run with a mount namespace here' : 'git is not installed')('the git next-run suite', () => {});
 }
