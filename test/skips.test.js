@@ -33,7 +33,7 @@ test('a Jest run prints each skip as one line with its reason, and no code frame
     fs.writeFileSync(path.join(dir, 'example.test.js'), [
       `const { testIf, describeIf } = require(${helpers});`,
       "test('runs', () => {});",
-      "testIf(false, 'the tool is missing')('needs a tool', () => {});",
+      "testIf(false, 'the tool is missing:\\n  its error')('needs a tool', () => {});",
       "describeIf(false, 'not root').each(['a', 'b'])('as root (%s)', () => { test('one', () => {}); });",
       '',
     ].join('\n'));
@@ -49,7 +49,7 @@ test('a Jest run prints each skip as one line with its reason, and no code frame
     const run = spawnSync(process.execPath, [require.resolve('jest/bin/jest'), '--config', JSON.stringify(config), '--ci'], { cwd: dir, encoding: 'utf8', env, timeout: 60000 });
     expect(run.status).toBe(0);
     expect(run.stderr.split('\n').filter((line) => line.startsWith('skipped:'))).toEqual([
-      'skipped: example.test.js › needs a tool: the tool is missing',
+      'skipped: example.test.js › needs a tool: the tool is missing: its error',
       'skipped: example.test.js › as root (a) › one: not root',
       'skipped: example.test.js › as root (b) › one: not root',
     ]);

@@ -9,8 +9,9 @@
 // of `npm test`. Test files skip through these helpers only (test/skips.test.js checks).
 const path = require('path');
 
-const REASON = / \(skipped: (.*)\)$/;
-const titled = (name, reason) => `${name} (skipped: ${reason})`;
+const REASON = / \(skipped: (.*)\)$/s;
+// A reason is shown on one line (one taken from a command's output may hold several).
+const titled = (name, reason) => `${name} (skipped: ${String(reason).replace(/\s+/g, ' ').trim()})`;
 
 // `test`, or where `ok` is false a skipped test that carries `reason`.
 function testIf(ok, reason) {
