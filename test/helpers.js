@@ -1,6 +1,6 @@
 'use strict';
 
-const { skipWith } = require('./helpers/skips');
+const { skipWith, testIf, describeIf } = require('./helpers/skips');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
@@ -149,6 +149,9 @@ function testNeeding(missing) {
 module.exports = {
   RESOLVERS,
   testNeeding,
+  testIf, // test/helpers/skips.js: skips that carry their reason
+  describeIf,
+  skipWith,
   makeTempDir,
   makeTempLayout,
   tempDirEach,

@@ -7,14 +7,13 @@
 // and checks the marker was never written. Real repositories made with the host's git in temp
 // directories; the suite is skipped where git is missing or commands cannot run with a mount
 // namespace (the read-only binds need one).
-const { describeIf } = require('./helpers/skips');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { spawnSync } = require('child_process');
 const { createMountSandbox, ExecError } = require('../lib');
 const { launcherPath } = require('../lib/exec/launcher');
-const { makeTempDir, removeDir, snapshotTree, write, testNeeding } = require('./helpers');
+const { makeTempDir, removeDir, snapshotTree, write, testNeeding, describeIf } = require('./helpers');
 
 const IDENTITY = {
   GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 'test@example.invalid',

@@ -13,9 +13,9 @@ const { skipOf, skipLines } = require('./helpers/skips');
 const ROOT = path.join(__dirname, '..');
 
 test('a skip\'s name and reason, from its own title or its suite\'s', () => {
-  expect(skipOf(['a suite'], 'a test (skipped: git is missing)')).toEqual({ name: 'a suite › a test', reason: 'git is missing' });
-  expect(skipOf(['outer (skipped: not root)', 'inner'], 'a test')).toEqual({ name: 'outer › inner › a test', reason: 'not root' });
-  expect(skipOf([], 'bare')).toEqual({ name: 'bare', reason: 'no reason given' });
+  expect(skipOf(['a suite'], 'a test (skipped: git is missing)')).toEqual({ name: 'a suite › a test', reason: 'git is missing', given: true });
+  expect(skipOf(['outer (skipped: not root)', 'inner'], 'a test')).toEqual({ name: 'outer › inner › a test', reason: 'not root', given: true });
+  expect(skipOf([], 'bare')).toEqual({ name: 'bare', reason: 'no reason given', given: false });
 });
 
 test('the lines from a --json report and from a reporter\'s results are the same', () => {
@@ -24,6 +24,9 @@ test('the lines from a --json report and from a reporter\'s results are the same
   const expected = ['skipped: test/x.test.js › s › t: why'];
   expect(skipLines([{ name: path.join(ROOT, 'test/x.test.js'), assertionResults: [test1, passed] }], ROOT)).toEqual(expected);
   expect(skipLines([{ testFilePath: path.join(ROOT, 'test/x.test.js'), testResults: [test1, passed] }], ROOT)).toEqual(expected);
+  // Under -t, the tests the pattern leaves out are pending too, with no reason: not printed then.
+  const filtered = { status: 'pending', ancestorTitles: [], title: 'left out by -t' };
+  expect(skipLines([{ name: path.join(ROOT, 'test/x.test.js'), assertionResults: [test1, filtered] }], ROOT, { givenOnly: true })).toEqual(expected);
 });
 
 test('a Jest run prints each skip as one line with its reason, and no code frame', () => {

@@ -8,11 +8,12 @@ const { skipLines } = require('./skips');
 class SkipReporter {
   constructor(globalConfig) {
     this.root = globalConfig.rootDir;
+    this.filtered = Boolean(globalConfig.testNamePattern);
   }
 
   onRunComplete(contexts, results) {
     if (process.env.MSB_SKIPS_AT_END === '1') return;
-    const lines = skipLines(results.testResults, this.root);
+    const lines = skipLines(results.testResults, this.root, { givenOnly: this.filtered });
     if (lines.length > 0) process.stderr.write(`${lines.join('\n')}\n`);
   }
 }

@@ -35,18 +35,22 @@ function describeIf(ok, reason) {
 function skipOf(ancestorTitles, title) {
   const titles = [...ancestorTitles, title];
   const reason = titles.map((t) => REASON.exec(t)).reverse().find(Boolean);
-  return { name: titles.map((t) => t.replace(REASON, '')).join(' › '), reason: reason ? reason[1] : 'no reason given' };
+  const name = titles.map((t) => t.replace(REASON, '')).join(' › ');
+  return reason ? { name, reason: reason[1], given: true } : { name, reason: 'no reason given', given: false };
 }
 
 // The lines for the skipped tests of Jest's results: its --json report's testResults (name,
 // assertionResults) or a reporter's (testFilePath, testResults), with paths shown from `root`.
-function skipLines(results, root) {
+// `givenOnly`: only the skips that give a reason (under -t, Jest marks every test the pattern
+// leaves out as skipped too).
+function skipLines(results, root, { givenOnly = false } = {}) {
   const lines = [];
   for (const file of results) {
     const suite = path.relative(root, file.testFilePath ?? file.name);
     for (const t of file.assertionResults ?? file.testResults ?? []) {
       if (t.status !== 'pending') continue;
-      const { name, reason } = skipOf(t.ancestorTitles ?? [], t.title);
+      const { name, reason, given } = skipOf(t.ancestorTitles ?? [], t.title);
+      if (givenOnly && !given) continue;
       lines.push(`skipped: ${suite} › ${name}: ${reason}`);
     }
   }
