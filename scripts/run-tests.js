@@ -9,6 +9,8 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 
+const { skipLines } = require('../test/helpers/skips');
+
 const root = path.join(__dirname, '..');
 const jest = require.resolve('jest/bin/jest');
 const report = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'msb-npm-test-')), 'jest.json');
@@ -26,13 +28,14 @@ for (const step of steps) {
   const result = spawnSync(process.execPath, step.args, {
     cwd: root,
     stdio: 'inherit',
-    env: { ...process.env, ...step.env },
+    env: { ...process.env, MSB_SKIPS_AT_END: '1', ...step.env },
   });
   if (result.status !== 0) failed.push({ name: step.name, status: result.status || 1 });
 }
 
-// What was skipped, and why, once more at the end where it cannot scroll by: a test that needs a
-// tool says so in its name ("... (skipped: reason)"); a suite skipped whole is named by its file.
+// What was skipped, and why, at the end where it cannot scroll by: one line a skipped test of the
+// main run, `skipped: <suite> › <test>: <reason>` (test/helpers/skips.js; the Jest reporter that
+// prints the same lines after each run stays quiet under MSB_SKIPS_AT_END).
 function skippedSummary() {
   let results;
   try {
@@ -42,15 +45,7 @@ function skippedSummary() {
   } finally {
     fs.rmSync(path.dirname(report), { recursive: true, force: true });
   }
-  const reasons = new Map();
-  for (const suite of results) {
-    for (const test of suite.assertionResults.filter((t) => t.status === 'pending')) {
-      const reason = /\(skipped: (.*)\)$/.exec(test.title)?.[1] ?? 'skipped with its suite';
-      const key = `${path.relative(root, suite.name)}: ${reason}`;
-      reasons.set(key, (reasons.get(key) || 0) + 1);
-    }
-  }
-  return [...reasons].map(([key, count]) => `npm test: skipped ${count} in ${key}`);
+  return skipLines(results, root);
 }
 
 for (const line of skippedSummary()) console.error(line);

@@ -3,6 +3,7 @@
 // A mount inside another mount's source shows in the command's view as a directory its
 // repository does not track: without the run's exclude file, `git status` listed it as untracked
 // and `git add -A` added the mount's files to the repository. Real repositories, real commands.
+const { skipWith } = require('./helpers/skips');
 const fs = require('fs');
 const path = require('path');
 const { spawnSync } = require('child_process');
@@ -13,7 +14,7 @@ const { needs, run } = require('./exec-helpers');
 jest.setTimeout(60000);
 
 const HAS_GIT = spawnSync('git', ['--version']).status === 0;
-const withGit = HAS_GIT ? needs(['pid-namespace']) : (name) => test.skip(`${name} (skipped: git is missing)`, () => {});
+const withGit = HAS_GIT ? needs(['pid-namespace']) : skipWith('git is missing');
 const IDENTITY = ['-c', 'user.email=t@example.invalid', '-c', 'user.name=T'];
 
 let dir;

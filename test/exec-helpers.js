@@ -7,6 +7,7 @@
 // test whose layer this kernel lacks is skipped with the reason printed. The suites run as root
 // and as an unprivileged user (CI reruns them with setpriv), so everything they touch lives in
 // their own temp directories.
+const { skipWith } = require('./helpers/skips');
 const fs = require('fs');
 const net = require('net');
 const os = require('os');
@@ -126,11 +127,9 @@ function runDirect(sb, argv, options = {}) {
   return run(sb, argv, { changes: 'direct', ...options });
 }
 
+// A skipped test that carries its reason (test/helpers/skips.js prints it after the run).
 function skipped(reason) {
-  return (name, fn, timeout) => {
-    console.log(`skipped "${name}": ${reason}`);
-    test.skip(`${name} (skipped: ${reason})`, fn, timeout);
-  };
+  return skipWith(reason);
 }
 
 // `test` when every named layer is applied here (any one of them with { any: true }) and

@@ -1,5 +1,6 @@
 'use strict';
 
+const { skipWith, testIf, describeIf } = require('./helpers/skips');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
@@ -142,15 +143,15 @@ function testNeeding(missing) {
       throw new Error(`${missing}, and MSB_REQUIRE_TOOLS=1 makes that a failure instead of a skip`);
     });
   }
-  return (name, fn, timeout) => {
-    console.warn(`skipped "${name}": ${missing}`);
-    test.skip(`${name} (skipped: ${missing})`, fn, timeout);
-  };
+  return skipWith(missing);
 }
 
 module.exports = {
   RESOLVERS,
   testNeeding,
+  testIf, // test/helpers/skips.js: skips that carry their reason
+  describeIf,
+  skipWith,
   makeTempDir,
   makeTempLayout,
   tempDirEach,

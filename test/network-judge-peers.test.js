@@ -5,6 +5,7 @@
 // whose status line Node cannot write, and a ClientHello cut into one-byte records. The judge
 // runs in this very process, as it runs in the agent's: a throw out of one of its handlers would
 // end the test run. Timing (CPU per dripped hello, the event loop's lag) is in bench/network.js.
+const { testIf } = require('./helpers/skips');
 const net = require('net');
 const { spawnSync } = require('child_process');
 const {
@@ -22,10 +23,7 @@ const PAUSE_MS = LIMITS.firstByteMs + 200;
 // Whether this process may listen on 127.0.0.1:443 (root may), for the tests of port 443 itself.
 const CAN_BIND_443 = spawnSync(process.execPath, ['-e',
   "require('net').createServer().once('error',()=>process.exit(1)).listen(443,'127.0.0.1',function(){this.close()})"]).status === 0;
-const on443 = CAN_BIND_443 ? test : (name, fn) => {
-  console.warn(`skipped "${name}": this user cannot listen on port 443`);
-  test.skip(`${name} (skipped: this user cannot listen on port 443)`, fn);
-};
+const on443 = testIf(CAN_BIND_443, 'this user cannot listen on port 443');
 
 // An echo origin on 127.0.0.1:443 that records what reached it.
 async function origin443() {

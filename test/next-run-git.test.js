@@ -13,7 +13,7 @@ const path = require('path');
 const { spawnSync } = require('child_process');
 const { createMountSandbox, ExecError } = require('../lib');
 const { launcherPath } = require('../lib/exec/launcher');
-const { makeTempDir, removeDir, snapshotTree, write, testNeeding } = require('./helpers');
+const { makeTempDir, removeDir, snapshotTree, write, testNeeding, describeIf } = require('./helpers');
 
 const IDENTITY = {
   GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 'test@example.invalid',
@@ -42,7 +42,7 @@ function namespaceLayerApplies() {
 }
 
 const RUNNABLE = HAS_GIT && namespaceLayerApplies();
-const maybe = RUNNABLE ? describe : describe.skip;
+const maybe = describeIf(RUNNABLE, HAS_GIT ? 'commands cannot run with a mount namespace here' : 'git is not installed');
 if (!RUNNABLE) {
   testNeeding(HAS_GIT ? 'commands cannot run with a mount namespace here' : 'git is not installed')('the git next-run suite', () => {});
 }

@@ -6,6 +6,7 @@
 // a confined command can plant a symlink where discovery looks, a hang would also defeat
 // discovery's refusal of planted configs. Every call that could hang runs in a child process with
 // a deadline, so a hang fails the test instead of the suite.
+const { testIf } = require('./helpers/skips');
 const fs = require('fs');
 const path = require('path');
 const { spawn, spawnSync, execFileSync } = require('child_process');
@@ -242,7 +243,7 @@ describe('other files that are not config files', () => {
     expect(e.filesystem).toBe('proc');
   });
 
-  (SYSFS_FILE ? test : test.skip)('a regular file on sysfs is refused', () => {
+  testIf(SYSFS_FILE, 'no readable regular file on sysfs here')('a regular file on sysfs is refused', () => {
     const config = path.join(base, 'golem-forge.config.yaml');
     fs.symlinkSync(SYSFS_FILE, config);
     const e = expectUnreadable(inChild(`return ms.loadProgramConfig(${JSON.stringify(config)});`),
@@ -270,7 +271,7 @@ describe('other files that are not config files', () => {
     expect(line).not.toContain('EISDIR');
   });
 
-  (isRoot ? test : test.skip)('a regular file on the device filesystem (/dev) is refused (as root)', () => {
+  testIf(isRoot, 'opening the device filesystem\'s files needs root')('a regular file on the device filesystem (/dev) is refused (as root)', () => {
     const devIsMount = fs.statSync('/dev').dev !== fs.statSync('/').dev;
     if (!devIsMount) return;
     const file = `/dev/msb-test-${process.pid}.yaml`;

@@ -3,6 +3,7 @@
 // Only regular files and directories are ever opened, and a write killed midway leaves nothing.
 // Opening a FIFO or a device is itself an action (it releases a writer blocked in open(), a
 // device driver runs its open hook), so refusing after the open is too late.
+const { describeIf } = require('./helpers/skips');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
@@ -84,7 +85,7 @@ describe.each(RESOLVERS)('FIFOs are refused without being opened (%s resolver)',
   });
 });
 
-(isRoot ? describe : describe.skip)('devices are refused (as root)', () => {
+describeIf(isRoot, 'making device nodes needs root')('devices are refused (as root)', () => {
   test.each(RESOLVERS)('a character device in the tree (%s resolver)', async (resolver) => {
     const base = makeTempDir();
     try {
@@ -266,7 +267,7 @@ describe.each(RESOLVERS)('directory operations never open a FIFO (%s resolver)',
 // then opens the entry to copy it. A child swaps the FIFO in for the file as soon as the first
 // of those parents appears: after the check, before the open. That open must not happen.
 const otherDevice = fs.existsSync('/dev/shm') && fs.statSync('/dev/shm').dev !== fs.statSync(os.tmpdir()).dev;
-(otherDevice ? describe.each(RESOLVERS) : describe.skip.each(RESOLVERS))('a move across filesystems (%s resolver)', (resolver) => {
+describeIf(otherDevice, '/dev/shm is not a filesystem apart from the temp directory').each(RESOLVERS)('a move across filesystems (%s resolver)', (resolver) => {
   const SWAPPER = `
     const fs = require('fs');
     const [src, watched] = process.argv.slice(1);
@@ -336,7 +337,7 @@ const otherDevice = fs.existsSync('/dev/shm') && fs.statSync('/dev/shm').dev !==
 const canUnmountProc = isRoot &&
   spawnSync('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', 'umount -l /proc'], { stdio: 'ignore' })
     .status === 0;
-(canUnmountProc ? describe.each(RESOLVERS) : describe.skip.each(RESOLVERS))('without /proc (%s resolver)', (resolver) => {
+describeIf(canUnmountProc, 'unmounting /proc in a private mount namespace needs root with CAP_SYS_ADMIN').each(RESOLVERS)('without /proc (%s resolver)', (resolver) => {
   const SCRIPT = `
     const { execFileSync } = require('child_process');
     const { createMountSandbox } = require(${LIB});

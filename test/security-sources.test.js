@@ -4,6 +4,7 @@
 // replaced by a symlink between runs, and subtrees a child sandbox is narrowed to. What a model
 // (or a confined command) plants now must never be trusted by a later call, a later child or
 // the next run.
+const { testIf } = require('./helpers/skips');
 const fs = require('fs');
 const path = require('path');
 const {
@@ -335,17 +336,17 @@ describe.each(RESOLVERS)('planted sources and subtrees with the %s resolver', (r
       expectPseudo(await refusal(linked.read('/data/environ')), { target: '/data', path: '/data/environ' });
     });
 
-    (SYSFS_DIR ? test : test.skip)('a source on sysfs is refused', async () => {
+    testIf(SYSFS_DIR, 'no sysfs directory here')('a source on sysfs is refused', async () => {
       const sandbox = createMountSandbox({ root, resolver, mounts: [{ source: SYSFS_DIR, target: '/sys' }] });
       expectPseudo(await refusal(sandbox.list('/sys')), { target: '/sys', filesystem: 'sysfs' });
     });
 
-    (devIsMount ? test : test.skip)('a source on the device filesystem (/dev) is refused', async () => {
+    testIf(devIsMount, '/dev is not a filesystem of its own here')('a source on the device filesystem (/dev) is refused', async () => {
       const sandbox = createMountSandbox({ root, resolver, mounts: [{ source: '/dev', target: '/devices' }] });
       expectPseudo(await refusal(sandbox.list('/devices')), { target: '/devices', filesystem: 'devtmpfs' });
     });
 
-    (shmIsOwnTmpfs ? test : test.skip)('a tmpfs that is not /dev (here /dev/shm) is a real filesystem', async () => {
+    testIf(shmIsOwnTmpfs, '/dev/shm is not a tmpfs of its own here')('a tmpfs that is not /dev (here /dev/shm) is a real filesystem', async () => {
       const dir = fs.mkdtempSync('/dev/shm/msb-test-');
       try {
         write(path.join(dir, 'a.txt'), 'in shm');

@@ -6,6 +6,7 @@
 // HostTrustedError and nothing on disk changed, reads allowed, ordinary files still changing, and
 // the host's own `git status` running nothing planted. The MCP server's door is
 // test/mcp-trusted.test.js, a command's test/next-run-trusted.test.js.
+const { testIf } = require('./helpers/skips');
 const fs = require('fs');
 const path = require('path');
 const { spawnSync } = require('child_process');
@@ -395,10 +396,7 @@ function caseFoldingDir() {
 }
 
 const folding = caseFoldingDir();
-const onFoldingDir = folding.dir ? test : (name, fn) => {
-  console.warn(`skipped "${name}": ${folding.reason}`);
-  test.skip(`${name} (skipped: ${folding.reason})`, fn);
-};
+const onFoldingDir = testIf(folding.dir, folding.reason);
 afterAll(() => folding.unmount && folding.unmount());
 
 onFoldingDir('on a case-folding directory, another spelling of a trusted name is the same file, and refused', async () => {

@@ -188,7 +188,11 @@ const directoryTreeTool = {
   description: 'A recursive tree of a directory as JSON: entries with name, type (file/directory) and, for directories, ' +
     'children. excludePatterns skip entries like .gitignore lines: "node_modules", "*.log" (a name at any depth) or ' +
     `"build/**" (a relative path). Bounded in depth and entries; a cut tree says so. ${PATHS}`,
-  inputSchema: { path, excludePatterns: z.array(z.string()).optional().default([]) },
+  inputSchema: {
+    path,
+    excludePatterns: z.array(z.string()).optional().default([])
+      .describe('Entries to leave out, as .gitignore lines: a name at any depth ("node_modules", "*.log") or a relative path ("build/**")'),
+  },
   annotations: READ,
   writes: false,
   handler: directoryTree,
@@ -201,7 +205,11 @@ const searchFilesTool = {
     'path), "**/*.ts" (at any depth), with ?, [a-z] and {a,b}. Dotfiles match only when the pattern names the dot. ' +
     'excludePatterns work as in directory_tree. Returns virtual paths, sorted, at most a bounded number (a note says ' +
     `when there are more). ${PATHS}`,
-  inputSchema: { path, pattern: z.string(), excludePatterns: z.array(z.string()).optional().default([]) },
+  inputSchema: {
+    path,
+    pattern: z.string().describe('Glob matched against each path relative to path: "*.ts" (directly in it), "**/*.ts" (at any depth)'),
+    excludePatterns: z.array(z.string()).optional().default([]).describe('Entries to leave out, as in directory_tree'),
+  },
   annotations: READ,
   writes: false,
   handler: searchFiles,

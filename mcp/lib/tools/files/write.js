@@ -43,7 +43,7 @@ const writeFileTool = {
   title: 'Write a file',
   description: 'Create a file or replace an existing one with new content (atomically; missing parent directories are ' +
     `created). Overwrites without asking. ${PATHS}`,
-  inputSchema: { path, content: z.string() },
+  inputSchema: { path, content: z.string().describe('The whole new content of the file, as text (written as UTF-8)') },
   annotations: { ...CHANGE, destructiveHint: true, idempotentHint: true },
   writes: true,
   handler: writeFile,
@@ -65,7 +65,10 @@ const moveFileTool = {
   title: 'Move or rename a file',
   description: 'Move or rename a file, within a mount or across mounts. Fails if the destination exists. Directories ' +
     `are not moved. ${PATHS}`,
-  inputSchema: { source: z.string(), destination: z.string() },
+  inputSchema: {
+    source: z.string().describe('Virtual path of the file to move'),
+    destination: z.string().describe('Virtual path it moves to (must not exist)'),
+  },
   annotations: { ...CHANGE, destructiveHint: true, idempotentHint: false },
   writes: true,
   handler: moveFile,
@@ -88,8 +91,8 @@ const copyFileTool = {
   description: 'Copy a file; the source may be read-only. Fails if the destination exists unless overwrite is true. ' +
     PATHS,
   inputSchema: {
-    source: z.string(),
-    destination: z.string(),
+    source: z.string().describe('Virtual path of the file to copy'),
+    destination: z.string().describe('Virtual path of the copy'),
     overwrite: z.boolean().optional().default(false).describe('Replace an existing destination file'),
   },
   annotations: { ...CHANGE, destructiveHint: true, idempotentHint: false },

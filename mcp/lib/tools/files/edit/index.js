@@ -116,7 +116,7 @@ const editFileTool = {
     edits: z.array(z.object({
       oldText: z.string().describe('Text to search for - must occur exactly once'),
       newText: z.string().describe('Text to replace it with'),
-    })),
+    })).describe('Replacements, applied in order; if one does not match exactly once, none is made'),
     dryRun: z.boolean().default(false).describe('Preview changes using git-style diff format'),
   },
   annotations: { ...CHANGE, destructiveHint: true, idempotentHint: false },
