@@ -6,7 +6,7 @@
 //   node bench/grep.js [--runs=N] [--json]
 //
 // A generated tree (40 x 25 directories of 20 files of 60 lines: 20,000 files, about 80 MB), a
-// literal and a regular expression, each searched by sandbox.grep() (the core: a walk through
+// literal, a regular expression and one with word boundaries, each searched by sandbox.grep() (the core: a walk through
 // the sandbox, RE2, files over threads), by `rg -n` over the same directory, and by the MCP
 // server's grep_files over stdio (the same search, plus the reply). Warm (the page cache holds
 // the tree) always; cold too where this process may drop the page cache (root), else said so.
@@ -37,8 +37,9 @@ const WORDS = ['const', 'let', 'function', 'return', 'import', 'export', 'value'
 function makeTree(root) {
   let seed = 42;
   const random = () => {
-    seed = (seed * 1103515245 + 12345) % 2 ** 31;
-    return seed / 2 ** 31;
+    // In 32-bit integers: a double product loses its low bits and the sequence falls into a cycle.
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return seed / 2 ** 32;
   };
   for (let a = 0; a < 40; a++) {
     for (let b = 0; b < 25; b++) {
@@ -49,7 +50,9 @@ function makeTree(root) {
         for (let l = 0; l < 60; l++) {
           const words = Array.from({ length: 8 }, () => WORDS[Math.floor(random() * WORDS.length)]);
           if (random() < 1 / 16000) words.splice(3, 0, 'needleX');
-          lines.push(`  ${words.join(' ')}; // ${Math.floor(random() * 1e9)}`);
+          // One comment in eight is French, so that some lines are not ASCII.
+          const note = random() < 1 / 8 ? 'déjà vu' : Math.floor(random() * 1e9);
+          lines.push(`  ${words.join(' ')}; // ${note}`);
         }
         fs.writeFileSync(path.join(dir, `file${f}.ts`), `${lines.join('\n')}\n`);
       }
@@ -91,7 +94,9 @@ async function main() {
   makeTree(root);
   const sandbox = ms.createMountSandbox({ root });
   const server = await startServer(['--root', root]);
-  const cases = [['literal', 'needleX', true], ['regex', 'need[l]eX|valu[e] index result error const', false]];
+  const cases = [['literal', 'needleX', true], ['regex', 'need[l]eX|valu[e] index result error const', false],
+    // Unicode word boundaries: RE2 finds the candidate lines, RE2 (ASCII) or PCRE2 decides them.
+    ['boundary', '\\bvalu[e] index result\\b', false]];
   const rows = [];
   const canCold = dropCaches();
   try {
@@ -124,11 +129,11 @@ async function main() {
   if (opts.json) return console.log(JSON.stringify({ rows, cold: canCold, rg: hasRg }));
   console.log(`content search, 20,000 files (40 x 25 directories x 20 files x 60 lines), median of ${opts.runs}` +
     `${hasRg ? '' : ' (ripgrep not installed: no baseline)'}${canCold ? '' : ' (cold runs skipped: this process cannot drop the page cache)'}`);
-  console.log('case     cache  matches  library     rg        mcp       library/rg  mcp/rg  same matches');
+  console.log('case      cache  matches  library     rg        mcp       library/rg  mcp/rg  same matches');
   for (const r of rows) {
     const f = (x) => (x === undefined ? '-' : `${x.toFixed(1)} ms`).padEnd(10);
     const ratio = (x) => (x === undefined ? '-' : `${x.toFixed(2)}x`).padEnd(12);
-    console.log(`${r.case.padEnd(9)}${r.temperature.padEnd(7)}${String(r.matches).padEnd(9)}${f(r.libraryMs)}${f(r.rgMs)}${f(r.mcpMs)}` +
+    console.log(`${r.case.padEnd(10)}${r.temperature.padEnd(7)}${String(r.matches).padEnd(9)}${f(r.libraryMs)}${f(r.rgMs)}${f(r.mcpMs)}` +
       `${ratio(r.libraryRatio)}${ratio(r.mcpRatio)}${r.sameMatches === undefined ? '-' : r.sameMatches}`);
   }
 }

@@ -59,9 +59,18 @@ Napi::Value Openat2Supported(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(info.Env(), msb::openat2_supported());
 }
 
+// tmpSize(tmpBytes, memoryBytes): the size the launcher gives a command's /tmp.
+Napi::Value TmpSize(const Napi::CallbackInfo& info) {
+  msb::ExecLimits limits;
+  limits.tmp_bytes = static_cast<std::uint64_t>(info[0].As<Napi::Number>().DoubleValue());
+  limits.memory_bytes = static_cast<std::uint64_t>(info[1].As<Napi::Number>().DoubleValue());
+  return number(info.Env(), msb::tmp_size(limits));
+}
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("NativeSandbox", msb_binding::SandboxWrap::Define(env));
   exports.Set("openat2Supported", Napi::Function::New<Openat2Supported>(env));
+  exports.Set("tmpSize", Napi::Function::New<TmpSize>(env));
   exports.Set("parseProgramConfig", Napi::Function::New<msb_binding::ParseProgramConfig>(env));
   exports.Set("parseWorkerFile", Napi::Function::New<msb_binding::ParseWorkerFile>(env));
   exports.Set("nextRunFiles", Napi::Function::New<msb_binding::NextRunFiles>(env));

@@ -176,6 +176,8 @@ export interface NativeBinding {
   foldSuffixes(written: string[]): { suffixes: string[]; invalid?: undefined } | { suffixes?: undefined; invalid: number };
   /** The index of the first suffix `name` ends with under the core's folding, or -1. */
   matchingSuffix(name: string, suffixes: string[]): number;
+  /** The size the launcher gives a command's /tmp: tmpBytes, no more than memoryBytes. */
+  tmpSize(tmpBytes: number, memoryBytes: number): number;
   /** The core's limits and defaults that lib/ also holds (checked by test/rules-once.test.js). */
   readonly limits: Readonly<{
     maxPathBytes: number;

@@ -15,7 +15,7 @@ const { readAttachments, DEFAULT_ATTACHMENT_POLICY } = require('./fs/attachments
 const program = require('./config/program');
 const { exec } = require('./exec/exec');
 const { addProtectedFiles, carryProtection } = require('./next-run/protected');
-const { splitChanges, declareChanges, carryChanges } = require('./changes/setting');
+const { splitCommandDefaults, setCommandDefaults, carryCommandDefaults } = require('./changes/setting');
 const { declareNetwork, carryNetwork, networkOf } = require('./network/scope');
 const { describeNetwork } = require('./network/policy');
 const { plainData, optionsOf, record } = require('./common/plain');
@@ -349,7 +349,7 @@ class MountSandbox {
       throw new TypeError(`expected a boolean for readonly, got ${typeof readonly}`);
     }
     const approval = tighteningApproval(restriction.approval);
-    const view = carryChanges(this, carryNetwork(this, carryProtection(this, new MountSandbox(this[NATIVE].restrict(sub, readonly, approval)))));
+    const view = carryCommandDefaults(this, carryNetwork(this, carryProtection(this, new MountSandbox(this[NATIVE].restrict(sub, readonly, approval)))));
     return restriction.network === undefined ? view : declareNetwork(view, this, restriction.network);
   }
 
@@ -369,7 +369,7 @@ class MountSandbox {
     const names = requests.map((r) => r.name);
     const twice = names.find((n, i) => names.indexOf(n) !== i);
     if (twice !== undefined) throw new TypeError(`zone "${twice}" is requested twice`);
-    return carryChanges(this, carryNetwork(this, carryProtection(this, new MountSandbox(this[NATIVE].selectZones(requests)))));
+    return carryCommandDefaults(this, carryNetwork(this, carryProtection(this, new MountSandbox(this[NATIVE].selectZones(requests)))));
   }
 
   getConfig() {
@@ -430,11 +430,11 @@ function createWithTrustedFiles(config, hostPaths) {
   const { network, rest: withChanges } = splitNetwork(config);
   let split;
   try {
-    split = splitChanges(withChanges);
+    split = splitCommandDefaults(withChanges);
   } catch (error) {
     throw new publicErrors.SandboxConfigError(error.message);
   }
-  const sandbox = declareChanges(new MountSandbox(new NativeSandbox(normalizeConfig(split.rest, hostPaths), nativeError)), split);
+  const sandbox = setCommandDefaults(new MountSandbox(new NativeSandbox(normalizeConfig(split.rest, hostPaths), nativeError)), split);
   if (network === undefined) return sandbox;
   try {
     return declareNetwork(sandbox, sandbox, network);

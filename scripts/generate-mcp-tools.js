@@ -34,6 +34,8 @@ const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 // A JSON Schema's type in words: "integer, 1 to 300000", "array of strings, at least 1 item".
 function typeOf(schema) {
+  const either = schema.anyOf ?? schema.oneOf;
+  if (Array.isArray(either)) return either.map(typeOf).join('; or ');
   if (Array.isArray(schema.enum)) return `string: ${schema.enum.map((v) => `\`${JSON.stringify(v)}\``).join(' or ')}`;
   const bounds = [];
   if (schema.type === 'integer' || schema.type === 'number') {

@@ -128,6 +128,17 @@ describe('a file read in chunks', () => {
     expect(GREP_BYTES_PER_THREAD).toBe(CHUNK + 16 * MiB);
   });
 
+  test('a file exactly maxBytes long without a final "\\n" is searched to its last line, not stopped at the bound', async () => {
+    // Before, the read that reached the bound left the last line for a next read never made.
+    const text = `${'a\n'.repeat(1000)}needle`;
+    fs.writeFileSync(path.join(dir, 'f.txt'), text);
+    const result = await createMountSandbox({ root: dir }).grep('needle', { maxBytes: text.length });
+    expect(result.matches.map((m) => m.line)).toEqual([1001]);
+    expect(result.truncated).toBeNull();
+    const short = await createMountSandbox({ root: dir }).grep('needle', { maxBytes: text.length - 1 });
+    expect(short.truncated).toBe('bytes');
+  });
+
   test('a file over maxReadBytes is searched (maxReadBytes bounds read(), not a search); the policy\'s maxFileBytes still refuses it', async () => {
     fs.writeFileSync(path.join(dir, 'f.txt'), `${'y'.repeat(3 * MiB)}\nneedle\n`);
     const result = await createMountSandbox({ root: dir, maxReadBytes: MiB }).grep('needle');

@@ -188,3 +188,11 @@ describe('spans', () => {
 });
 
 if (!hasRg) test.skip(`compared with ripgrep: ${rgReason}`, () => {});
+
+test('docs/api.md lists every type name the core has, and no other', () => {
+  const { addon } = require('../lib/common/native');
+  const page = fs.readFileSync(path.join(__dirname, '..', 'docs', 'api.md'), 'utf8').replace(/\s+/g, ' ');
+  const listed = /ripgrep 14's for these names \([^)]*\): ([a-z, ]+)\./.exec(page);
+  expect(listed).not.toBeNull();
+  expect(listed[1].split(', ')).toEqual(Object.keys(addon().limits.fileTypes));
+});

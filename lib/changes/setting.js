@@ -16,7 +16,7 @@ function checkTmpBytes(value) {
 }
 
 /** The config without its `changes` and `tmpBytes` keys, and what they name (undefined: none). */
-function splitChanges(config) {
+function splitCommandDefaults(config) {
   const declares = (key) => config !== null && typeof config === 'object' && Object.hasOwn(config, key);
   if (!declares('changes') && !declares('tmpBytes')) return { changes: undefined, tmpBytes: undefined, rest: config };
   const { changes, tmpBytes, ...rest } = config;
@@ -24,7 +24,7 @@ function splitChanges(config) {
   return { changes, tmpBytes: declares('tmpBytes') ? checkTmpBytes(tmpBytes) : undefined, rest };
 }
 
-function declareChanges(sandbox, { changes, tmpBytes }) {
+function setCommandDefaults(sandbox, { changes, tmpBytes }) {
   if (sandbox !== null && (changes !== undefined || tmpBytes !== undefined)) sandbox[DECLARED] = { changes, tmpBytes };
   return sandbox;
 }
@@ -50,8 +50,8 @@ function withSandboxDefaults(opts, sandbox) {
 }
 
 // A view derived from `from` keeps what it declared.
-function carryChanges(from, view) {
-  return declareChanges(view, from[DECLARED] ?? {});
+function carryCommandDefaults(from, view) {
+  return setCommandDefaults(view, from[DECLARED] ?? {});
 }
 
-module.exports = { splitChanges, declareChanges, withSandboxDefaults, carryChanges };
+module.exports = { splitCommandDefaults, setCommandDefaults, withSandboxDefaults, carryCommandDefaults };

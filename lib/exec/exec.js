@@ -16,6 +16,7 @@ const { appArmorNamespaceFailure, refusedIdMaps } = require('./apparmor');
 const { gitProtection, afterRun, mountPointExcludes, settleRepositories } = require('../next-run/git');
 const { sharedLinksToBind } = require('./shared-links');
 const { plainData } = require('../common/plain');
+const { addon } = require('../common/native');
 const { parseOptions, checkArgv, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES } = require('./options');
 const { DEFAULT_PATH, workingDirectory, checkMountTargets, readable, systemPaths, launchPolicy } = require('./view');
 const { guidingNotes, uncheckedNote, newRepositoryNote, takenOutNote } = require('./notes');
@@ -248,10 +249,9 @@ function enforcedLimits(limits, layers) {
   };
 }
 
-// The size of the command's /tmp: tmpBytes, no more than memoryBytes (src/launcher/shared_memory.h).
+// The size of the command's /tmp, as the launcher gives it (src/common/exec_path.h).
 function tmpSize({ tmpBytes = 0, memoryBytes = 0 }) {
-  if (tmpBytes === 0 || memoryBytes === 0) return tmpBytes || memoryBytes;
-  return Math.min(tmpBytes, memoryBytes);
+  return addon().tmpSize(tmpBytes, memoryBytes);
 }
 
 // The launcher's memory cgroup, removed once the launcher has exited (it stays in it to the end:

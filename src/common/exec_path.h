@@ -50,4 +50,12 @@ struct ExecLimits {
   std::uint64_t tmp_bytes = 0;     // the size of the command's /tmp (a tmpfs); 0: unbounded
 };
 
+// The size of the command's /tmp: tmpBytes, no more than memoryBytes where that is given too;
+// 0 (neither given) leaves /tmp the host's directory (launcher/run_scratch.h makes it).
+inline std::uint64_t tmp_size(const ExecLimits& limits) {
+  if (limits.tmp_bytes == 0) return limits.memory_bytes;
+  if (limits.memory_bytes == 0) return limits.tmp_bytes;
+  return limits.tmp_bytes < limits.memory_bytes ? limits.tmp_bytes : limits.memory_bytes;
+}
+
 }  // namespace msb

@@ -1,4 +1,4 @@
-// What a command writes outside the host, on one tmpfs of tmp_size() (shared_memory.h): its /tmp
+// What a command writes outside the host, on one tmpfs of tmp_size() (common/exec_path.h): its /tmp
 // and, where the caller can take them back, the upper and work directories of its copy-on-write
 // layers (change_layer.h). One size then bounds both together, counted like memory (a cgroup
 // charges the pages; without one the size caps them) rather than filling the host's disk, and

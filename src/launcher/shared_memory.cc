@@ -47,12 +47,6 @@ std::string shm_tmpfs_size(std::uint64_t memory_bytes) {
   return "size=" + std::to_string(bytes);
 }
 
-std::uint64_t tmp_size(const ExecLimits& limits) {
-  if (limits.tmp_bytes == 0) return limits.memory_bytes;
-  if (limits.memory_bytes == 0) return limits.tmp_bytes;
-  return std::min(limits.tmp_bytes, limits.memory_bytes);
-}
-
 Status limit_system_v(std::uint64_t memory_bytes) {
   const std::uint64_t pages =
       std::max<std::uint64_t>(1, (memory_bytes + page_size() - 1) / page_size());

@@ -14,10 +14,6 @@ namespace msb {
 // The mount options' size of the command's /dev/shm: 64 MiB, or memoryBytes when that is smaller.
 std::string shm_tmpfs_size(std::uint64_t memory_bytes);
 
-// The size of the command's /tmp: tmpBytes, no more than memoryBytes where that is given too;
-// 0 (neither given) leaves /tmp the host's directory. run_scratch.h makes it.
-std::uint64_t tmp_size(const ExecLimits& limits);
-
 // In the command's new IPC namespace: shmmax (one segment) and shmall (all segments) at
 // memoryBytes, shmmni no higher than the segments that could fit. The kernel lets only uid 0 of
 // the namespace's user namespace write them. Fails with io_error (sys_errno, op).

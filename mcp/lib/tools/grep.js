@@ -148,11 +148,11 @@ const grepTool = {
     path: z.string().describe('Virtual directory to search under (or one file)'),
     pattern: z.string().min(1).describe('Regular expression, or the text itself with literal: true'),
     literal: z.boolean().optional().describe('Match pattern as plain text'),
-    ignoreCase: z.boolean().optional(),
+    ignoreCase: z.boolean().optional().describe('Match upper and lower case alike (Unicode case folding)'),
     word: z.boolean().optional().describe('Only whole words: no letter, digit or _ just before or after the match (ripgrep -w)'),
     invert: z.boolean().optional().describe('The lines without a match instead (ripgrep -v)'),
     output: z.enum(['lines', 'files', 'count']).optional()
-      .describe('lines: the matching lines (default); files: only the paths of files with a match (ripgrep -l); count: matching lines per file (ripgrep -c)'),
+      .describe('lines: the matching lines; files: only the paths of files with a match (ripgrep -l); count: matching lines per file (ripgrep -c) (default lines)'),
     type: z.union([z.string().min(1), z.array(z.string().min(1)).max(16)]).optional()
       .describe('Only files of these ripgrep types, like "ts" or ["js", "json"] (ripgrep -t)'),
     include: z.string().optional().describe('Glob for the files to search, like "*.ts" (any depth) or "src/**/*.{js,ts}" (relative to path)'),
