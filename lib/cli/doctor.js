@@ -54,7 +54,7 @@ function textLines(report) {
 }
 
 async function run() {
-  const report = await machineReport(ms);
+  const report = await machineReport(ms, 'cli');
   const code = report.supported && report.exec.supported ? 0 : 1;
   // A report, not an error: on stdout whatever the verdict.
   return { code, report: { ok: true, ...report }, lines: [], stdout: `${textLines(report).join('\n')}\n`, stderr: '' };

@@ -136,7 +136,7 @@ function execSupport(launcherFile) {
   // Required here, not at the top: lib/exec/ needs this module's findLauncher.
   const { error } = require('../exec/probe').launcherProbe(launcherFile);
   if (error === undefined) return { supported: true };
-  return { supported: false, reason: `sandbox.exec() with its default options refuses here: ${error.message.replace(/^Refusing to run: /, '')}` };
+  return { supported: false, reason: require('../exec/refusal').refusalReason(error, 'library') };
 }
 
 // { supported: true } or { supported: false, reason }; `exec` says the same for sandbox.exec()'s

@@ -9,6 +9,8 @@ const { fs, os, path } = require('../common/builtins');
 const { namespaceSettings } = require('./host-settings');
 const apparmor = require('./apparmor');
 const { findLauncher } = require('../common/native');
+const { launcherProbe } = require('./probe');
+const { refusalReason } = require('./refusal');
 
 const MIB = 2 ** 20;
 
@@ -20,7 +22,7 @@ const CHECKS = {
       'its own PID, mount, IPC and network namespaces; copy-on-write runs and the network judge need it',
     without: 'exec refuses by default (namespaces "require"); with namespaces "prefer" (--namespaces prefer) the ' +
       'command sees host paths, read-only files can still be chmod-ed and touched, processes can outlive it, and ' +
-      'as root nothing runs',
+      'as root it refuses even then (unless weaker enforcement is allowed: --allow-weaker)',
   },
   apparmor: {
     name: 'AppArmor\'s user namespace restriction',
@@ -117,15 +119,23 @@ function check(id, available, state, turnOn) {
 
 const has = (run, layer) => (run.enforcement ? run.enforcement.layers.includes(layer) : null);
 
-// The report: { supported, reason, exec: isSupported().exec, landlockAbi, checks: [...] }.
-// `ms` is the package's entry (lib/index.js), passed in: this module is below it.
-async function machineReport(ms) {
+// isSupported().exec, its reason in the door's words where the launcher refused.
+function execSupport(support, launcher, door) {
+  if (support.exec.supported || launcher === null || apparmor.execBlockedReason(launcher) !== null) return support.exec;
+  const { error } = launcherProbe(launcher);
+  return error === undefined ? support.exec : { supported: false, reason: refusalReason(error, door) };
+}
+
+// The report: { supported, reason, exec: isSupported().exec, landlockAbi, checks: [...] }, its
+// reasons in the words of `door` ('library', 'cli'). `ms` is the package's entry (lib/index.js),
+// passed in: this module is below it.
+async function machineReport(ms, door = 'library') {
   const support = ms.isSupported();
   const settings = namespaceSettings();
   const restricted = apparmor.kernelRestrictsUserNamespaces();
   const launcher = findLauncher();
   const appArmorBlocks = support.supported && launcher !== null && apparmor.execBlockedReason(launcher) !== null;
-  const base = { supported: support.supported, reason: support.reason ?? null, exec: support.exec };
+  const base = { supported: support.supported, reason: support.reason ?? null, exec: execSupport(support, launcher, door) };
   if (!support.supported || launcher === null) return { ...base, landlockAbi: null, checks: [] };
   const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'mount-sandbox-doctor-'));
   try {

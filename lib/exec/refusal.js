@@ -113,10 +113,15 @@ function layerRefusal(reason, mode) {
     `${d.pass} ${d.changes('direct')} to let the command write to the host as it runs.`, ['copy-on-write']);
 }
 
+// Why exec refuses, as isSupported() and doctor say it: the refusal without "Refusing to run".
+function refusalReason(error, door) {
+  return inTermsOf(error, door).replace(/^Refusing to run: /, '');
+}
+
 // The error's message in a door's words ('library', 'cli', 'mcp'); its own message otherwise.
 function inTermsOf(error, door) {
   const say = error !== null && typeof error === 'object' ? wordings.get(error) : undefined;
   return say === undefined || !Object.hasOwn(DOORS, door) ? String(error?.message ?? error) : say(door);
 }
 
-module.exports = { launchError, layerRefusal, inTermsOf, DOCTOR };
+module.exports = { launchError, layerRefusal, inTermsOf, refusalReason, DOCTOR };
