@@ -1,15 +1,16 @@
 'use strict';
 
 // exec's refusal for want of user namespaces, said in each door's words: the library names its
-// options (namespaces: "prefer", allowWeakerEnforcement), the CLI its flags (--namespaces prefer,
-// --allow-weaker), from one message source (lib/exec/refusal.js). The refusal is real: the test
-// runs as uid 1000 in a user namespace whose parent allows one namespace, the one it runs in, so
-// the launcher's own is refused (as test/apparmor.test.js does).
+// options (namespaces: "prefer", allowWeakerEnforcement), the CLI and the MCP server their flags
+// (--namespaces prefer, --allow-weaker), from one message source (lib/exec/refusal.js). The
+// refusal is real: the test runs as uid 1000 in a user namespace whose parent allows one
+// namespace, the one it runs in, so the launcher's own is refused (test/fixtures/refused-userns.js).
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { spawnSync } = require('child_process');
 const { testNeeding, tempDirEach } = require('./helpers');
+const { startServer } = require('./helpers/mcp-client');
 
 const ROOT = path.join(__dirname, '..');
 const BIN = path.join(ROOT, 'bin', 'mount-sandbox.js');
@@ -25,10 +26,9 @@ tempDirEach('msb-refusal-words-', (dir) => {
 });
 
 // `argv` run as uid 1000 where no user namespace can be made below it.
+const REFUSED = path.join(__dirname, 'fixtures', 'refused-userns.js');
 function whereRefused(argv) {
-  const asUser = 'exec unshare --user --map-user=1000 --map-group=1000 "$@"';
-  const r = spawnSync('unshare', ['--user', '--map-root-user', 'sh', '-c',
-    `echo 1 > /proc/sys/user/max_user_namespaces && ${asUser}`, 'sh', ...argv], { encoding: 'utf8', timeout: 45000, cwd: '/' });
+  const r = spawnSync(process.execPath, [REFUSED, ...argv], { encoding: 'utf8', timeout: 45000, cwd: '/' });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -88,6 +88,30 @@ describe('where the kernel refuses user namespaces', () => {
     expect(out).toContain('namespaces: "prefer" runs without them');
     expect(out).toContain('Pass { allowWeakerEnforcement: true } to run');
     expect(out).not.toContain('--allow-weaker');
+  });
+});
+
+describe('the MCP server, where the kernel refuses user namespaces', () => {
+  const MCP_BIN = path.join(ROOT, 'mcp', 'bin', 'mount-sandbox-mcp.js');
+  const callExec = async (root, flags) => {
+    const server = await startServer([process.execPath, MCP_BIN, '--root', root, ...flags], { bin: REFUSED });
+    try {
+      const result = await server.client.callTool({ name: 'exec', arguments: { command: 'echo ran' } });
+      return { error: result.isError === true, text: result.content.map((c) => c.text).join('\n') };
+    } finally {
+      await server.close();
+    }
+  };
+
+  withUnshare('its exec names the server\'s flags, which run the command', async () => {
+    const root = path.join(project(), 'work');
+    const refused = await callExec(root, []);
+    expect(refused.error).toBe(true);
+    expect(refused.text).toContain("mount-sandbox-mcp's --namespaces prefer runs without them");
+    expect(refused.text).toContain('Starting mount-sandbox-mcp with --allow-weaker runs commands');
+    expect(refused.text).not.toMatch(/allowWeakerEnforcement|namespaces: "/);
+    expect(await callExec(root, ['--namespaces', 'prefer'])).toEqual({ error: false, text: expect.stringContaining('ran') });
+    expect(await callExec(root, ['--allow-weaker'])).toEqual({ error: false, text: expect.stringContaining('ran') });
   });
 });
 

@@ -3,7 +3,8 @@
 // Why sandbox.exec() refuses to run with less than it was asked for, said once and worded for the
 // door it was asked through: the library names its options (namespaces: "prefer",
 // allowWeakerEnforcement), the command line its flags (--namespaces prefer, --allow-weaker). The
-// error carries the library's wording; a door asks inTermsOf(error, door) for its own.
+// error carries the library's wording; a door asks inTermsOf(error, door), or the error's
+// messageIn(door), for its own.
 const { ExecEnforcementError, ExecError } = require('../errors/from-codes');
 const { namespaceSettingHint } = require('./host-settings');
 const { appArmorNamespaceFailure } = require('./apparmor');
@@ -65,13 +66,12 @@ const STAGES = {
 
 const NAMESPACE_STAGES = new Set(['namespaces-unavailable', 'namespaces-required', 'network-filter-unavailable']);
 
-// Each refusal's message for any door, kept beside the error (which carries the library's).
-/** @type {WeakMap<Error, (door: keyof DOORS) => string>} */
-const wordings = new WeakMap();
-
+// The error carries the library's message, and messageIn(door) for the others (not enumerable:
+// no JSON of the error shows it). The MCP server, which sees only the package's entry, asks it.
 function refusal(say, missing) {
   const error = new ExecEnforcementError(say(DOORS.library), missing);
-  wordings.set(error, (door) => say(DOORS[door]));
+  const messageIn = (door) => (Object.hasOwn(DOORS, door) ? say(DOORS[door]) : error.message);
+  Object.defineProperty(error, 'messageIn', { value: messageIn, enumerable: false, writable: true, configurable: true });
   return error;
 }
 
@@ -120,8 +120,8 @@ function refusalReason(error, door) {
 
 // The error's message in a door's words ('library', 'cli', 'mcp'); its own message otherwise.
 function inTermsOf(error, door) {
-  const say = error !== null && typeof error === 'object' ? wordings.get(error) : undefined;
-  return say === undefined || !Object.hasOwn(DOORS, door) ? String(error?.message ?? error) : say(door);
+  const own = error !== null && typeof error === 'object' && Object.getOwnPropertyDescriptor(error, 'messageIn');
+  return own && typeof own.value === 'function' ? own.value(door) : String(error?.message ?? error);
 }
 
 module.exports = { launchError, layerRefusal, inTermsOf, refusalReason, DOCTOR };
