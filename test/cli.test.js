@@ -817,8 +817,7 @@ describe('help and version', () => {
     check: ['--config', '--json'],
     explain: ['--config', '--worker', '--json'],
     exec: ['--config', '--worker', '--cwd', '--network', '--allow', '--deny', '--timeout', '--tmp-bytes', '--changes', '--apply', '--namespaces', '--allow-weaker', '--verbose', '--json'],
-    apparmor: [],
-    doctor: ['--json'],
+    apparmor: [], doctor: ['--json'],
   };
 
   test.each(Object.keys(OPTIONS))('%s --help describes the command and every option it takes', (command) => {
