@@ -3,8 +3,11 @@
 // mount-sandbox doctor: what this machine allows exec, checked here with each layer really taken
 // away where the test can do it: user namespaces by user.max_user_namespaces = 0 in a user
 // namespace of the test's own, Landlock by a seccomp filter that answers ENOSYS to its first call
-// (test/fixtures/no-landlock.py), the memory cgroup by running as nobody. isSupported() must say
-// what doctor says: both ask the launcher.
+// (test/fixtures/no-landlock.py), the memory cgroup by running as nobody; AppArmor's restriction
+// from a stand-in sysctl, as in test/apparmor.test.js. isSupported() must say what doctor says:
+// both ask the launcher.
+const fs = require('fs');
+const os = require('os');
 const path = require('path');
 const { spawnSync } = require('child_process');
 const { testNeeding } = require('./helpers');
@@ -19,16 +22,16 @@ jest.setTimeout(60000);
 const has = (tool) => spawnSync(tool, ['--version'], { encoding: 'utf8' }).status === 0;
 
 // `argv` before node (unshare, setpriv, the fixture), then node running `script` with `args`.
-function runUnder(prefix, args) {
+function runUnder(prefix, args, env = {}) {
   const argv = [...prefix, process.execPath, ...args];
-  const r = spawnSync(argv[0], argv.slice(1), { encoding: 'utf8', timeout: 45000, cwd: '/' });
+  const r = spawnSync(argv[0], argv.slice(1), { encoding: 'utf8', timeout: 45000, cwd: '/', env: { ...process.env, ...env } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 const doctor = (prefix = [], extra = []) => runUnder(prefix, [BIN, 'doctor', ...extra]);
 
-function doctorJson(prefix = []) {
-  const r = doctor(prefix, ['--json']);
+function doctorJson(prefix = [], env = {}) {
+  const r = runUnder(prefix, [BIN, 'doctor', '--json'], env);
   if (r.stdout === '') throw new Error(`doctor printed nothing: ${r.stderr}`);
   return { code: r.code, report: JSON.parse(r.stdout) };
 }
@@ -124,6 +127,29 @@ describe('with a layer taken away, doctor says so, with what turns it on, and is
     expect(report.exec.reason).toContain('Landlock is not available');
     expect(report.exec.reason).toContain('--allow-weaker');
     expect(support(noLandlock)).toEqual({ supported: false, reason: expect.stringContaining('allowWeakerEnforcement') });
+  });
+
+  // This kernel may have no AppArmor: the sysctl is read from a stand-in root, as in
+  // test/apparmor.test.js, and the namespaces are refused for real (test/fixtures/refused-userns.js).
+  withUnshare('user namespaces under AppArmor\'s restriction, without the package\'s profile', () => {
+    const hostRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'msb-doctor-host-'));
+    try {
+      fs.mkdirSync(path.join(hostRoot, 'proc/sys/kernel'), { recursive: true });
+      fs.writeFileSync(path.join(hostRoot, 'proc/sys/kernel/apparmor_restrict_unprivileged_userns'), '1\n');
+      fs.chmodSync(hostRoot, 0o755);
+      const refused = [process.execPath, path.join(__dirname, 'fixtures', 'refused-userns.js')];
+      const { code, report } = doctorJson(refused, { MOUNT_SANDBOX_TEST_HOST_ROOT: hostRoot });
+      const checks = byId(report);
+      const load = ['npx mount-sandbox apparmor | sudo tee /etc/apparmor.d/msb-launch', 'sudo apparmor_parser -r /etc/apparmor.d/msb-launch'];
+      expect(code).toBe(1);
+      expect(checks.apparmor).toMatchObject({ available: false, state: expect.stringContaining('= 1, the package\'s profile not installed') });
+      expect(checks.apparmor.turnOn.commands).toEqual(load);
+      expect(checks['user-namespaces'].available).toBe(false);
+      expect(checks['user-namespaces'].turnOn.commands).toEqual(load);
+      expect(report.exec.reason).toContain('`npx mount-sandbox apparmor`');
+    } finally {
+      fs.rmSync(hostRoot, { recursive: true, force: true });
+    }
   });
 
   withSetpriv('the memory cgroup (run as nobody, who may write no cgroup)', () => {

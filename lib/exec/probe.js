@@ -57,8 +57,17 @@ function probeLauncher(launcher, namespaces = 'require') {
 // program often enough to pay a process per call.
 const answers = new Map();
 
+// Never throws (isSupported() does not): a temp directory that cannot be made is the answer.
 function launcherProbe(launcher) {
-  if (!answers.has(launcher)) answers.set(launcher, probeLauncher(launcher));
+  if (!answers.has(launcher)) {
+    let answer;
+    try {
+      answer = probeLauncher(launcher);
+    } catch (error) {
+      answer = { error: new Error(`the exec launcher could not be asked what this machine allows (${error.code || 'failed'})`) };
+    }
+    answers.set(launcher, answer);
+  }
   return answers.get(launcher);
 }
 
