@@ -10,7 +10,7 @@ const { namespaceSettings } = require('./host-settings');
 const apparmor = require('./apparmor');
 const { findLauncher } = require('../common/native');
 const { launcherProbe } = require('./probe');
-const { refusalReason } = require('./refusal');
+const { refusalReason, DOCTOR } = require('./refusal');
 
 const MIB = 2 ** 20;
 
@@ -123,7 +123,8 @@ const has = (run, layer) => (run.enforcement ? run.enforcement.layers.includes(l
 function execSupport(support, launcher, door) {
   if (support.exec.supported || launcher === null || apparmor.execBlockedReason(launcher) !== null) return support.exec;
   const { error } = launcherProbe(launcher);
-  return error === undefined ? support.exec : { supported: false, reason: refusalReason(error, door) };
+  // Said by doctor itself: not "doctor says ...".
+  return error === undefined ? support.exec : { supported: false, reason: refusalReason(error, door).replace(` ${DOCTOR}`, '') };
 }
 
 // The report: { supported, reason, exec: isSupported().exec, landlockAbi, checks: [...] }, its
