@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 'use strict';
 
-// mount-sandbox <check|explain|exec|apparmor> [--help]: validate a program config, explain how a
-// virtual path resolves, run a command confined to the sandbox, print the AppArmor profile its
-// launcher needs on Ubuntu. This entry reads the command line, dispatches and sets the exit
+// mount-sandbox <check|explain|exec|apparmor|doctor> [--help]: validate a program config, explain
+// how a virtual path resolves, run a command confined to the sandbox, print the AppArmor profile
+// its launcher needs on Ubuntu, say what this machine allows exec. This entry reads the command line, dispatches and sets the exit
 // status; each command is a module in lib/cli/ (commands.js lists them).
 const { parseArgs, UsageError } = require('../lib/cli/args.js');
 const { isCommand, commandHelp, usageFor, checkArgs, COMMANDS, USAGE } = require('../lib/cli/commands.js');
@@ -16,7 +16,7 @@ let asked = null;
 let json = false;
 
 // Each command answers with { code, report, lines } (`report` the --json document, `lines` the
-// text), exec and apparmor with their own stdout and stderr as well.
+// text), exec, apparmor and doctor with their own stdout and stderr as well.
 async function main(argv) {
   const args = parseArgs(argv);
   const command = args.positional[0];

@@ -252,6 +252,12 @@ export declare class WorkerSandboxError extends SandboxError {
 /** exec() refused: a layer it needs is missing here (code ENFORCEMENT_UNAVAILABLE). */
 export declare class ExecEnforcementError extends SandboxError {
   readonly missing: EnforcementLayer[];
+  /**
+   * The message in the words of the door exec was called through, where exec made the error:
+   * 'library' (the message: its options, allowWeakerEnforcement), 'cli' (mount-sandbox's flags,
+   * --allow-weaker) or 'mcp' (mount-sandbox-mcp's flags). Not enumerable.
+   */
+  readonly messageIn?: (door: 'library' | 'cli' | 'mcp') => string;
   constructor(message: string, missing: EnforcementLayer[]);
 }
 /** exec() failed before the command ran (code EXEC_FAILED). */

@@ -816,8 +816,8 @@ describe('help and version', () => {
   const OPTIONS = {
     check: ['--config', '--json'],
     explain: ['--config', '--worker', '--json'],
-    exec: ['--config', '--worker', '--cwd', '--network', '--allow', '--deny', '--timeout', '--tmp-bytes', '--changes', '--apply', '--allow-weaker', '--verbose', '--json'],
-    apparmor: [],
+    exec: ['--config', '--worker', '--cwd', '--network', '--allow', '--deny', '--timeout', '--tmp-bytes', '--changes', '--apply', '--namespaces', '--allow-weaker', '--verbose', '--json'],
+    apparmor: [], doctor: ['--json'],
   };
 
   test.each(Object.keys(OPTIONS))('%s --help describes the command and every option it takes', (command) => {

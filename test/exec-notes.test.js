@@ -5,10 +5,12 @@
 // control for each where no note (or another one) must appear.
 const fs = require('fs');
 const path = require('path');
+const { spawnSync } = require('child_process');
 const ms = require('../lib');
 const { testNeeding, write } = require('./helpers');
 const {
-  q, NETNS, run, needs, NODE, NODE_OPTIONS, useExecFixture, countingServer, listen, closeServer,
+  q, NETNS, run, runDirect, needs, NODE, NODE_OPTIONS, useExecFixture, countingServer, listen, closeServer, IS_ROOT,
+  VIEW, EXEC_DEFAULTS,
 } = require('./exec-helpers');
 
 let base;
@@ -154,5 +156,58 @@ describe('[notes] (c) file-tool paths used in a command', () => {
     expect(notes(missing.stderr)).toEqual([]);
     const fine = await run(sandbox, ['sh', '-c', 'cat /inside.txt 2>/dev/null; echo /inside.txt >&2; true']);
     expect(notes(fine.stderr)).toEqual([]);
+  });
+});
+
+describe('[notes] (d) refusals that come from elsewhere than the sandbox\'s rules say where', () => {
+  const withGit = fs.existsSync('/usr/bin/git') ? needs('private-root') : testNeeding('/usr/bin/git is not installed');
+  withGit('git config on a protected .git/config (EBUSY): the note says it is protected, and why', async () => {
+    expect(spawnSync('git', ['init', '-q', root]).status).toBe(0);
+    const before = fs.readFileSync(path.join(root, '.git', 'config'), 'utf8');
+    const result = await runDirect(sandbox, ['git', 'config', 'user.name', 'x']);
+    expect(result.exitCode).not.toBe(0);
+    expect(result.stderr).toContain('.git/config: Device or resource busy');
+    expect(notes(result.stderr)).toEqual([
+      'Note: /workspace/.git/config is protected in this sandbox: it is bound read-only in place, so replacing it (a new ' +
+        'file renamed over it, as git config and sed -i do) fails with "Device or resource busy". The host\'s git reads ' +
+        'it when the user next runs git there, and what a command wrote in it could make git run a program, so no ' +
+        'command may change it; leave it as it is.',
+    ]);
+    expect(fs.readFileSync(path.join(root, '.git', 'config'), 'utf8')).toBe(before);
+  });
+
+  // The user may not write the project on the host: as root, the test makes a root-owned project
+  // and runs the sandbox as nobody; as another user, a directory of its own without write.
+  const noSetpriv = IS_ROOT && spawnSync('setpriv', ['--version']).status !== 0;
+  const asUser = noSetpriv ? testNeeding('setpriv is not installed (as root the test runs the sandbox as nobody)') : needs([]);
+  asUser('a write the host\'s permissions refuse: the note says so, not "write only to /workspace"', async () => {
+    const locked = path.join(root, 'locked');
+    fs.mkdirSync(locked);
+    const script = `
+      const ms = require(${JSON.stringify(path.join(__dirname, '..'))});
+      ms.createMountSandbox({ root: ${JSON.stringify(root)} })
+        .exec(['touch', 'locked/new'], ${JSON.stringify(EXEC_DEFAULTS)})
+        .then((r) => console.log(JSON.stringify(r.stderr)), (e) => console.log(JSON.stringify(e.message)));`;
+    let stderr;
+    let uid;
+    if (IS_ROOT) {
+      [base, root].forEach((d) => fs.chmodSync(d, 0o755));
+      fs.chmodSync(locked, 0o755);
+      const r = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', NODE, '-e', script], { encoding: 'utf8', cwd: '/' });
+      stderr = JSON.parse(r.stdout);
+      uid = 65534;
+    } else {
+      fs.chmodSync(locked, 0o555);
+      stderr = (await run(sandbox, ['touch', 'locked/new'])).stderr;
+      uid = process.getuid();
+    }
+    const where = VIEW ? '/workspace/' : '/';
+    expect(notes(stderr)).toEqual([
+      `Note: ${where}locked/new lies in a writable place of this sandbox, but the host's file permissions refused the ` +
+        `write, not the sandbox: ${where}locked is owned by uid ${fs.statSync(locked).uid} with mode ` +
+        `${(fs.statSync(locked).mode & 0o7777).toString(8)}, and this command runs as uid ${uid}. The user can change its ` +
+        `owner or mode on the host; meanwhile write to ${VIEW ? '/tmp' : 'its temporary directory ($TMPDIR)'}.`,
+    ]);
+    expect(fs.existsSync(path.join(locked, 'new'))).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 'use strict';
 
 // The launcher's stage names are a contract between src/launcher/launch_stage.h (what msb-launch
-// reports) and lib/exec/exec.js (what turns them into typed errors): a stage renamed on one side would
+// reports) and lib/exec/refusal.js (what turns them into typed errors): a stage renamed on one side would
 // silently lose its message on the other. This checks the facade's names against the header.
 const fs = require('fs');
 const path = require('path');
@@ -19,13 +19,13 @@ function launcherStages() {
 // Every stage name lib/ compares with or keys a message by.
 function facadeStages() {
   const found = new Set();
-  for (const file of ['lib/exec/exec.js', 'lib/exec/apparmor.js']) {
+  for (const file of ['lib/exec/exec.js', 'lib/exec/refusal.js', 'lib/exec/apparmor.js']) {
     const text = read(file);
     for (const m of text.matchAll(/stage === '([a-z-]+)'/g)) found.add(m[1]);
-    const messages = text.indexOf('const STAGE_MESSAGES');
+    const messages = text.indexOf('const STAGES = {');
     if (messages >= 0) {
       const block = text.slice(messages, text.indexOf('\n};', messages));
-      for (const m of block.matchAll(/^ {2}'([a-z-]+)': \[/gm)) found.add(m[1]);
+      for (const m of block.matchAll(/^ {2}'([a-z-]+)': \(/gm)) found.add(m[1]);
     }
   }
   return [...found];

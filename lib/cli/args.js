@@ -20,7 +20,7 @@ class Refusal extends Error {
 
 // The options that take a value, and those that are switches; each command takes only those its
 // entry lists.
-const VALUE_OPTIONS = ['--config', '--worker', '--cwd', '--timeout', '--changes', '--tmp-bytes'];
+const VALUE_OPTIONS = ['--config', '--worker', '--cwd', '--timeout', '--changes', '--tmp-bytes', '--namespaces'];
 const SWITCHES = ['--network', '--allow-weaker', '--verbose', '--json', '--apply'];
 // Options given as often as needed, collected in order.
 const LIST_OPTIONS = ['--allow', '--deny'];

@@ -10,6 +10,7 @@ const COMMANDS = {
   explain: require('./explain.js'),
   exec: require('./exec.js'),
   apparmor: require('./apparmor.js'),
+  doctor: require('./doctor.js'),
 };
 
 const USAGE = `Usage:

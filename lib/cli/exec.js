@@ -10,8 +10,9 @@ const { shown } = require('./output.js');
 const { sandboxOf } = require('./load.js');
 
 const synopsis = 'mount-sandbox exec [options] -- command [args...]';
-const takes = ['--config', '--worker', '--cwd', '--timeout', '--tmp-bytes', '--network', '--allow', '--deny', '--changes', '--apply', '--allow-weaker', '--verbose', '--json'];
+const takes = ['--config', '--worker', '--cwd', '--timeout', '--tmp-bytes', '--network', '--allow', '--deny', '--changes', '--apply', '--namespaces', '--allow-weaker', '--verbose', '--json'];
 const CHANGE_MODES = ['apply', 'review', 'direct'];
+const NAMESPACE_MODES = ['require', 'prefer', 'off'];
 const summary = 'Run a command confined by the kernel to the sandbox, as sandbox.exec() does.';
 const help = `Run a command confined by the kernel to the program's sandbox (or a worker's narrower
 one), as sandbox.exec() does: it can read and write only what the sandbox allows, and has no
@@ -34,7 +35,10 @@ ${CONFIG_OPTION}
                       judged by the sandbox's rules; review: print the changes, land nothing
                       (with --apply, land them after printing); direct: write as it runs
   --apply             with --changes review: land the changes once they are printed
+  --namespaces mode   require (default): refuse to run where the kernel gives no user namespaces;
+                      prefer: run without them there, where the rest suffices; off: never use them
   --allow-weaker      run even when an enforcement layer the kernel lacks is required
+                      (mount-sandbox doctor says which this machine lacks)
   --verbose           print the enforcement layers applied to stderr
 ${JSON_OPTION}
 
@@ -61,6 +65,10 @@ function checkExecOptions(options) {
   const changes = options['--changes'];
   if (changes !== undefined && !CHANGE_MODES.includes(changes)) {
     throw new UsageError(`--changes needs one of ${CHANGE_MODES.join(', ')}, got ${JSON.stringify(changes)}`);
+  }
+  const namespaces = options['--namespaces'];
+  if (namespaces !== undefined && !NAMESPACE_MODES.includes(namespaces)) {
+    throw new UsageError(`--namespaces needs one of ${NAMESPACE_MODES.join(', ')}, got ${JSON.stringify(namespaces)}`);
   }
   if (options['--apply'] === true && changes !== 'review') throw new UsageError('--apply goes with --changes review');
   const cwd = options['--cwd'];
@@ -116,11 +124,12 @@ function networkLines(network) {
 
 // sandbox.exec()'s options from the command line's.
 function execOptions(given) {
-  /** @type {{ allowWeakerEnforcement: boolean, cwd?: string, timeoutMs?: number, network?: any, changes?: string, limits?: { tmpBytes: number } }} */
+  /** @type {{ allowWeakerEnforcement: boolean, cwd?: string, timeoutMs?: number, network?: any, changes?: string, namespaces?: string, limits?: { tmpBytes: number } }} */
   const options = { allowWeakerEnforcement: given['--allow-weaker'] === true };
   if (given['--cwd'] !== undefined) options.cwd = given['--cwd'];
   if (given['--timeout'] !== undefined) options.timeoutMs = Number(given['--timeout']); // checked in checkArgs
   if (given['--changes'] !== undefined) options.changes = given['--changes'];
+  if (given['--namespaces'] !== undefined) options.namespaces = given['--namespaces']; // checked in checkArgs
   if (given['--tmp-bytes'] !== undefined) options.limits = { tmpBytes: Number(given['--tmp-bytes']) }; // checked in checkArgs
   return options;
 }

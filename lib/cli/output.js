@@ -5,6 +5,8 @@
 // outside (a config, a worker file, the command line, the filesystem) is escaped here.
 const ms = require('../index.js');
 const { UsageError, Refusal } = require('./args.js');
+// exec's refusals name the CLI's flags (--allow-weaker), not the library's options.
+const { inTermsOf } = require('./support.js');
 
 // Every value printed that came from a config, a worker file, the command line or the filesystem
 // goes through shown() (the library's displayText): a mount source with a newline cannot forge a
@@ -42,7 +44,7 @@ function errorReport(error) {
   if (error instanceof Refusal) return { code: error.code, message: error.message };
   if (ms.isSandboxError(error)) {
     const { name, code, ...details } = error;
-    return { code, name, message: error.message, ...details };
+    return { code, name, message: inTermsOf(error, 'cli'), ...details };
   }
   if (error && typeof error.syscall === 'string') {
     return { code: error.code, message: error.message, syscall: error.syscall, path: error.path };
@@ -72,7 +74,7 @@ function printError(error, usage) {
     const steps = error.solutions.map((step) => `\n- ${shown(step)}`).join('');
     process.stderr.write(`mount-sandbox: cannot run here: ${shown(error.reason)}.${steps ? ` What to do:${steps}` : ''}\n`);
   } else if (error instanceof Refusal || ms.isSandboxError(error)) {
-    process.stderr.write(`mount-sandbox: ${shown(error.message)}\n`);
+    process.stderr.write(`mount-sandbox: ${shown(inTermsOf(error, 'cli'))}\n`);
   } else if (error && typeof error.syscall === 'string') {
     // An unreadable file or directory: the message names it; a stack trace would not help.
     process.stderr.write(`mount-sandbox: ${shown(error.message)}\n`);

@@ -3,7 +3,7 @@
 // The CLI's one way into the library beyond its public entry: what the commands in lib/cli/ need
 // that is not public API (lexical rule lookup, the trust checks for a config or worker file
 // named by hand, the launcher's path, the AppArmor profile, exec's timeout bound, the network
-// entries' grammar for --allow/--deny). Kept out of
+// entries' grammar for --allow/--deny, exec's refusals in the CLI's words, what this machine allows exec). Kept out of
 // the public surface because it is shaped by the CLI's output and may change with it; everything
 // else the CLI uses goes through lib/index.js like any caller.
 const ms = require('../index');
@@ -20,6 +20,8 @@ const {
 } = require('../config/program');
 const { launcherPath } = require('../exec/launcher');
 const apparmor = require('../exec/apparmor');
+const { inTermsOf } = require('../exec/refusal');
+const { machineReport } = require('../exec/machine');
 const { isWithin } = require('../common/paths');
 const { MAX_TIMEOUT_MS } = require('../exec/options');
 const { parseNetwork } = require('../network/policy');
@@ -48,5 +50,5 @@ function protectionOf(sandbox, hostPath) {
 
 module.exports = {
   sandboxFor, protectionOf, rulesFor, checkConfigsAbove, loadTrustedProgramConfig, launcherPath, apparmor, MAX_TIMEOUT_MS,
-  parseNetwork,
+  parseNetwork, inTermsOf, machineReport,
 };

@@ -131,7 +131,12 @@ function execSupport(launcherFile) {
   }
   // Ubuntu's AppArmor restriction: exec (namespaces "require") refuses until a profile allows it.
   const blocked = execBlockedReason(launcherFile);
-  return blocked === null ? { supported: true } : { supported: false, reason: blocked };
+  if (blocked !== null) return { supported: false, reason: blocked };
+  // Then the launcher itself, under exec's defaults: user namespaces off by a sysctl, no Landlock.
+  // Required here, not at the top: lib/exec/ needs this module's findLauncher.
+  const { error } = require('../exec/probe').launcherProbe(launcherFile);
+  if (error === undefined) return { supported: true };
+  return { supported: false, reason: require('../exec/refusal').refusalReason(error, 'library') };
 }
 
 // { supported: true } or { supported: false, reason }; `exec` says the same for sandbox.exec()'s

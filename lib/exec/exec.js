@@ -6,13 +6,14 @@
 // mount and PID namespaces. Node's own threads are never restricted.
 const { childProcess: { spawn }, fs, os, path } = require('../common/builtins');
 const { launcherPath } = require('./launcher');
-const { ExecEnforcementError, ExecError, UnsupportedPlatformError } = require('../errors/from-codes');
+const { ExecError, UnsupportedPlatformError } = require('../errors/from-codes');
 const { protectedFiles, absentNames } = require('../next-run/protected');
 const {
   realMounts, namesToWatch, removeAppeared, removalReport, virtualPathOf, virtualEntries, trustedBefore, trustedAdded,
 } = require('../next-run/watch');
 const { makeRemovable } = require('./cleanup');
-const { appArmorNamespaceFailure, refusedIdMaps } = require('./apparmor');
+const { refusedIdMaps } = require('./apparmor');
+const { launchError, layerRefusal } = require('./refusal');
 const { gitProtection, afterRun, mountPointExcludes, settleRepositories } = require('../next-run/git');
 const { sharedLinksToBind } = require('./shared-links');
 const { plainData } = require('../common/plain');
@@ -33,62 +34,6 @@ const { errnoName, parseStatus, outcome } = require('./status');
 const { launchFailure } = require('./launch-failure');
 
 const typeError = (message) => new TypeError(message);
-
-const STAGE_MESSAGES = {
-  'landlock-unavailable': [
-    'Landlock is not available on this kernel, so the command cannot be confined', ['landlock-fs'],
-  ],
-  'namespaces-unavailable': [
-    'unprivileged user namespaces are not available here. Without them read-only files can still ' +
-      'be chmod-ed and touched, and processes can outlive the command (pass namespaces: "prefer" ' +
-      'to run without them where the rest suffices)',
-    ['namespaces'],
-  ],
-  'private-proc-unavailable': [
-    'a private /proc cannot be mounted here (the host /proc has masked paths, as in containers), ' +
-      'and the host\'s would show every host process and its command line',
-    ['private-proc'],
-  ],
-  'namespaces-required': [
-    'the namespace layer is indispensable here (the command runs as root, or a read-only or ' +
-      'delete-blocked mount lies inside a writable one), and it is unavailable on this kernel or ' +
-      'namespaces: "off" was given',
-    ['namespaces'],
-  ],
-  'network-filter-unavailable': [
-    'a network allowlist needs a network namespace of the command\'s own, and it is unavailable ' +
-      'on this kernel or namespaces: "off" was given (with weaker enforcement the command runs with ' +
-      'no network at all)',
-    ['network-namespace'],
-  ],
-};
-
-function launchError(reportedStage, errno, cwd) {
-  // Where AppArmor keeps the launcher from its namespaces (Ubuntu), the message says what to run.
-  const { stage, hint } = appArmorNamespaceFailure(reportedStage, errno);
-  const known = Object.hasOwn(STAGE_MESSAGES, stage) ? STAGE_MESSAGES[stage] : undefined;
-  if (known) {
-    return new ExecEnforcementError(
-      `Refusing to run: ${known[0]}.${hint} Pass { allowWeakerEnforcement: true } to run with what this machine offers.`,
-      known[1],
-    );
-  }
-  const reason = errno ? ` (${errnoName(errno)})` : '';
-  if (stage === 'cwd') return new ExecError(`cannot enter the working directory ${cwd}${reason}`, cwd, stage);
-  if (stage === 'cwd-changed') {
-    return new ExecError(`the working directory ${cwd} was replaced while the command was starting; refusing to run`, cwd, stage);
-  }
-  if (stage === 'root') {
-    return new ExecError(`cannot build the command's root${reason}: a mount's target could not be made or a source changed; refusing to run`, undefined, stage);
-  }
-  if (stage === 'path-changed') {
-    return new ExecError('a mount source of this sandbox was replaced on disk since the sandbox was made; refusing to run', undefined, stage);
-  }
-  if (stage === 'path') {
-    return new ExecError(`a mount source of this sandbox cannot be opened${reason}: it was moved or removed since the sandbox was made; refusing to run`, undefined, stage);
-  }
-  return new ExecError(`the exec launcher failed at "${stage}"${reason}`, undefined, stage);
-}
 
 // How a call whose `signal` aborted ends: before the command started, or once all of it is gone.
 function abortedError() {
@@ -320,7 +265,7 @@ async function exec(sandbox, handle, givenArgv, options = {}) {
     state.layers = null;
     await attempt('direct').then((r) => { result = r; }, (error) => { failure = error; });
   }
-  if (failure instanceof LayerUnavailable) failure = layerRefusal(failure, opts.changes);
+  if (failure instanceof LayerUnavailable) failure = layerRefusal(failure.reason, opts.changes);
   // Before the result goes out (or the error): cleaning up never throws, and never loses either.
   const cleanup = await cleanUp(state);
   if (failure !== null) throw failure;
@@ -455,13 +400,6 @@ class LayerUnavailable extends Error {
     super(reason);
     this.reason = reason;
   }
-}
-
-function layerRefusal(error, mode) {
-  return new ExecEnforcementError(
-    `Refusing to run: changes: "${mode}" needs a copy-on-write layer, and ${error.reason}. Pass changes: "direct" to let the command write to the host as it runs.`,
-    ['copy-on-write'],
-  );
 }
 
 const withPidNamespace = (enforced) => enforced !== null && enforced.layers.includes('pid-namespace');

@@ -3,9 +3,10 @@
 // The notes sandbox.exec() appends to a failed command's stderr, so that a model reading it learns
 // why: the network is off, it wrote where the sandbox does not let it (naming the read-only place
 // it wrote under, when the error names the path), or it used a file-tool path (/src/app.ts) that
-// lies under the workspace inside commands. Notes name paths as the command sees them, never host
-// paths.
-const { path } = require('../common/builtins');
+// lies under the workspace inside commands; a file protected by a bind (EBUSY) or a write the
+// host's permissions refused, not the sandbox, is said to be so. Notes name paths as the command
+// sees them, never host paths.
+const { fs, path } = require('../common/builtins');
 const { viewPath, SYSTEM_PATHS } = require('./view');
 const { virtualPathOf } = require('../next-run/watch');
 const { isWithin } = require('../common/paths');
@@ -126,6 +127,82 @@ function readOnlyNotes(lines, sandbox, cwd, view, context) {
   return notes;
 }
 
+// Replacing a file bound read-only in place (rename over it, as git config and sed -i do) fails
+// with EBUSY rather than EROFS: the note says the file is protected, and why.
+const BUSY_PATTERN = /Device or resource busy|\bEBUSY\b/;
+const IN_GIT = /(?:^|\/)\.git(?:\/|$)/;
+// git's "could not write config file .git/config: Device or resource busy" names it unquoted.
+const BEFORE_BUSY = /(?:^|\s)([^\s:'"‘’]+): (?:Device or resource busy)/g;
+const busyPathsNamed = (line) => [...new Set([...pathsNamed(line), ...[...line.matchAll(BEFORE_BUSY)].map((m) => m[1])])];
+
+function busyNotes(lines, sandbox, cwd, view, context) {
+  const notes = [];
+  for (const line of lines.filter((l) => BUSY_PATTERN.test(l))) {
+    for (const text of busyPathsNamed(line)) {
+      const virtual = virtualOfNamed(text, cwd, view, context.mounts);
+      if (virtual === null || notes.length >= MAX_PATH_NOTES || !context.readOnly.some((p) => isWithin(virtual, p))) continue;
+      const shown = view ? viewPath(view.workspace, virtual) : virtual;
+      if (notes.some((n) => n.startsWith(`Note: ${shown} `))) continue;
+      const why = IN_GIT.test(virtual)
+        ? 'The host\'s git reads it when the user next runs git there, and what a command wrote in it could make git run a program'
+        : 'The host or the next run trusts it (the sandbox\'s config or workers, or a file a tool runs)';
+      notes.push(`Note: ${shown} is protected in this sandbox: it is bound read-only in place, so replacing it ` +
+        `(a new file renamed over it, as git config and sed -i do) fails with "Device or resource busy". ${why}, so ` +
+        'no command may change it; leave it as it is.');
+    }
+  }
+  return notes;
+}
+
+// The nearest host path at or above `host` that exists (what a create is checked against).
+function nearestExisting(host, source) {
+  for (let at = host; isWithin(at, source); at = path.dirname(at)) {
+    if (fs.existsSync(at)) return at;
+    if (at === source) break;
+  }
+  return null;
+}
+
+function writableByUs(file) {
+  try {
+    fs.accessSync(file, fs.constants.W_OK);
+    return true;
+  } catch (error) {
+    return error.code !== 'EACCES';
+  }
+}
+
+// A refused write where the sandbox allows writing: the host's permissions refused it (files of
+// another owner, or a mode without write), which the general note would misreport as the sandbox.
+function ownerNotes(lines, sandbox, cwd, view, context) {
+  const writable = sandbox.writablePaths();
+  const closed = [...readOnlyInside(sandbox, writable), ...context.readOnly];
+  const notes = [];
+  const named = new Set();
+  for (const text of lines.flatMap(pathsNamed)) {
+    const virtual = virtualOfNamed(text, cwd, view, context.mounts);
+    if (virtual === null || named.has(virtual) || notes.length >= MAX_PATH_NOTES) continue;
+    const place = writable.filter((p) => isWithin(virtual, p)).sort((a, b) => b.length - a.length)[0];
+    if (place === undefined || closed.some((p) => isWithin(virtual, p))) continue;
+    let existing;
+    try {
+      existing = nearestExisting(sandbox.resolve(virtual), sandbox.resolve(place));
+    } catch {
+      continue; // not a path the sandbox resolves
+    }
+    if (existing === null || writableByUs(existing)) continue;
+    named.add(virtual);
+    const { uid, mode } = fs.statSync(existing);
+    const refusing = virtualPathOf(existing, context.mounts) ?? place;
+    const at = (p) => (view ? viewPath(view.workspace, p) : p);
+    notes.push(`Note: ${at(virtual)} lies in a writable place of this sandbox, but the host's file permissions refused ` +
+      `the write, not the sandbox: ${at(refusing)} is owned by uid ${uid} with mode ${(mode & 0o7777).toString(8)}, and ` +
+      `this command runs as uid ${process.getuid?.()}. The user can change its owner or mode on the host; meanwhile ` +
+      `write to ${view ? '/tmp' : 'its temporary directory ($TMPDIR)'}.`);
+  }
+  return notes;
+}
+
 // The top-level names of the command's root besides the workspace: a path under one of them is
 // the system's, not a file-tool path.
 function rootNames(view, hostReadPaths) {
@@ -204,9 +281,10 @@ async function guidingNotes(result, sandbox, cwd, view, context) {
   const otherLines = lines.filter((line) => context.network === 'host' || !aboutNetwork(line));
   const refused = otherLines.filter((line) => PERMISSION_PATTERN.test(line));
   if (refused.length > 0) {
-    const named = readOnlyNotes(refused, sandbox, cwd, view, context);
+    const named = [...readOnlyNotes(refused, sandbox, cwd, view, context), ...ownerNotes(refused, sandbox, cwd, view, context)];
     notes.push(...(named.length > 0 ? named : [writableNote(sandbox, cwd, view)]));
   }
+  notes.push(...busyNotes(otherLines, sandbox, cwd, view, context));
   const fileTool = await fileToolNote(otherLines, sandbox, cwd, view, context);
   if (fileTool !== null) notes.push(fileTool);
   const full = tmpFullNote(lines, result.enforcement.limits.tmpBytes, result.enforcement.layers.includes('copy-on-write-limit'));

@@ -108,7 +108,10 @@ export interface Support {
   supported: boolean;
   /** Why not, when `supported` is false (no host paths). */
   reason?: string;
-  /** The same for sandbox.exec(), whose launcher is a separate program. */
+  /**
+   * Whether sandbox.exec() runs here with its default options (namespaces "require"): its launcher,
+   * a separate program, is asked once per process; the reason is the one exec would reject with.
+   */
   exec: { supported: boolean; reason?: string };
 }
 /**

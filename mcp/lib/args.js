@@ -24,13 +24,19 @@ the sandbox's root, and no host path appears in any reply.
   --read-only         serve the sandbox read-only: no write tool is registered
   --tmp-bytes N       the size of exec's /tmp in bytes (default: the config's tmpBytes, else
                       1073741824, 1 GiB); 0 puts it on the host's disk, unbounded
+  --namespaces require|prefer|off
+                      require (default): exec refuses where the kernel gives no user namespaces;
+                      prefer: run without them there, where the rest suffices; off: never use them
+  --allow-weaker      exec runs even where an enforcement layer the kernel lacks is required
+                      (mount-sandbox doctor says which this machine lacks)
   --roots ignore|narrow
                       ignore (default): the client's roots change nothing; narrow: the view narrows
                       to the client's roots that lie inside the sandbox (never wider)
   --help, --version`;
 
-const VALUE_OPTIONS = new Set(['--config', '--worker', '--root', '--mount', '--roots', '--allow', '--tmp-bytes']);
-const FLAG_OPTIONS = new Set(['--read-only', '--network', '--help', '--version']);
+const VALUE_OPTIONS = new Set(['--config', '--worker', '--root', '--mount', '--roots', '--allow', '--tmp-bytes', '--namespaces']);
+const FLAG_OPTIONS = new Set(['--read-only', '--network', '--allow-weaker', '--help', '--version']);
+const NAMESPACE_MODES = ['require', 'prefer', 'off'];
 const REPEATABLE = new Set(['--mount', '--allow']);
 
 function splitArgv(argv) {
@@ -99,6 +105,10 @@ function parseArgs(argv) {
   if (tmpBytes !== undefined && !(/^[0-9]+$/.test(tmpBytes) && Number.isSafeInteger(Number(tmpBytes)))) {
     throw new UsageError(`--tmp-bytes takes a whole number of bytes (1073741824 is 1 GiB; 0 the host's disk), got ${JSON.stringify(tmpBytes)}`);
   }
+  const namespaces = given.get('--namespaces');
+  if (namespaces !== undefined && !NAMESPACE_MODES.includes(namespaces)) {
+    throw new UsageError(`--namespaces takes ${NAMESPACE_MODES.join(', ')}, got ${JSON.stringify(namespaces)}`);
+  }
   let network;
   if (given.get('--network')) network = true;
   else if (allow.length > 0) network = { allow };
@@ -111,6 +121,11 @@ function parseArgs(argv) {
     readOnly: given.get('--read-only') === true,
     tmpBytes: tmpBytes === undefined ? null : Number(tmpBytes),
     roots,
+    // exec's options for every command: how much it may do without (sandbox.exec()'s own names).
+    exec: {
+      ...(namespaces === undefined ? {} : { namespaces }),
+      ...(given.get('--allow-weaker') ? { allowWeakerEnforcement: true } : {}),
+    },
   };
 }
 

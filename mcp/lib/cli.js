@@ -82,7 +82,7 @@ async function run(argv, extra = {}) {
   const tools = extra.tools ?? allTools(sandbox);
   // A tool without its four hints is refused here, before any client connects.
   tools.forEach(checkTool);
-  const options = { roots: args.roots, tools, limits: args.tmpBytes === null ? {} : { tmpBytes: args.tmpBytes } };
+  const options = { roots: args.roots, tools, limits: args.tmpBytes === null ? {} : { tmpBytes: args.tmpBytes }, exec: args.exec };
   // Messages over the bound are answered with an error by BoundedLines and never reach the
   // transport, whose own bound (which closes it) is therefore never met.
   const replies = new Replies(process.stdout);

@@ -1,8 +1,8 @@
 'use strict';
 
 // createServer({ sandbox, options }): an McpServer with the tools of tools/ registered. Each
-// tool's handler gets ctx = { sandbox, signal, progress, limits } and throws sandbox errors as they
-// come; this file turns them into tool results (tool-result.js), leaves write tools out when the
+// tool's handler gets ctx = { sandbox, signal, progress, limits, memory, exec } and throws sandbox
+// errors as they come; this file turns them into tool results (tool-result.js), leaves write tools out when the
 // sandbox can write nothing, narrows the view to the client's roots only when asked, and plumbs
 // cancellation and progress from the request.
 const { McpServer } = require('@modelcontextprotocol/server');
@@ -124,6 +124,8 @@ function rootsView(mcp, sandbox, log) {
 
 function createServer({ sandbox, options = {} }) {
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  // --namespaces and --allow-weaker, as sandbox.exec() takes them.
+  const execOptions = { ...options.exec };
   const memory = new MemoryBudget(options.memoryBudget);
   const log = options.log ?? ((line) => process.stderr.write(`mount-sandbox-mcp: ${line}\n`));
   const mcp = new McpServer({ name: 'mount-sandbox-mcp', version }, { instructions: INSTRUCTIONS });
@@ -142,7 +144,9 @@ function createServer({ sandbox, options = {} }) {
       annotations: { ...(tool.title ? { title: tool.title } : {}), ...tool.annotations },
     }, async (args, sdkCtx) => {
       try {
-        const ctx = { sandbox: await view(), signal: sdkCtx.mcpReq.signal, progress: progressFor(sdkCtx), limits, memory };
+        const ctx = {
+          sandbox: await view(), signal: sdkCtx.mcpReq.signal, progress: progressFor(sdkCtx), limits, memory, exec: execOptions,
+        };
         return capReply(await tool.handler(args, ctx), limits.maxReplyBytes);
       } catch (error) {
         const result = failure(error, args);

@@ -28,6 +28,8 @@ function messageFor(error) {
   if (error.code === 'IS_DIRECTORY' && typeof error.path === 'string') {
     return `${error.path} is a directory. Use list_directory to see its entries, or name a file inside it.`;
   }
+  // exec's refusal for a missing layer names this server's flags, not the library's options.
+  if (error.code === 'ENFORCEMENT_UNAVAILABLE' && typeof error.messageIn === 'function') return String(error.messageIn('mcp'));
   return String(error.toLLMMessage());
 }
 

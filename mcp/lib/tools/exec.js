@@ -101,7 +101,7 @@ function execTool(network) {
     handler: async (args, ctx) => {
       const maxOutputBytes = (ctx.limits && ctx.limits.maxOutputBytes) || DEFAULT_MAX_OUTPUT_BYTES;
       const timeoutMs = args.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-      const options = { timeoutMs, maxOutputBytes };
+      const options = { ...ctx.exec, timeoutMs, maxOutputBytes };
       if (args.cwd !== undefined) options.cwd = args.cwd;
       if (args.stdin !== undefined) options.stdin = args.stdin;
       // --tmp-bytes; otherwise the sandbox's own (its config's tmpBytes), then the library's.
