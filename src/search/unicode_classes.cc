@@ -29,10 +29,12 @@ class Forms {
   }
   Forms& push_back(char c) { return append(std::string_view(&c, 1)); }
 
-  void boundary(char letter) {
+  // `quantified`: a repetition follows, which needs something to repeat. Otherwise the loose
+  // form leaves nothing, so that RE2 still sees a literal prefix ("\\bfoo" as "foo").
+  void boundary(char letter, bool quantified) {
     out_.re2.push_back('\\');
     out_.re2.push_back(letter);
-    out_.loose.append("(?:)");
+    if (quantified) out_.loose.append("(?:)");
     out_.pcre2.append(letter == 'b' ? kBoundary : kNotBoundary);
     has_boundary_ = true;
   }
@@ -98,7 +100,8 @@ class Rewrite {
     const char letter = in_[i_ + 1];
     if (letter == 'Q') return quoted();
     if ((letter == 'b' || letter == 'B') && unicode() && set_depth_ == 0) {
-      out_.boundary(letter);
+      const char next = i_ + 2 < in_.size() ? in_[i_ + 2] : '\0';
+      out_.boundary(letter, next == '*' || next == '+' || next == '?' || next == '{');
       i_ += 2;
       return ok_status();
     }

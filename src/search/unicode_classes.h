@@ -26,9 +26,9 @@ namespace msb {
 struct UnicodePattern {
   std::string re2;  // the classes rewritten; `\b` and `\B` RE2's (ASCII words)
   // Only where the pattern has a Unicode `\b` or `\B` (outside `(?-u)`), otherwise empty:
-  std::string loose;  // for RE2, each such boundary left out
+  std::string loose;  // for RE2, each such boundary left out (may leave it empty)
   std::string pcre2;  // for PCRE2 (UTF mode, no UCP), each such boundary as look-around on `\w`
-  bool has_unicode_boundary() const noexcept { return !loose.empty(); }
+  bool has_unicode_boundary() const noexcept { return !pcre2.empty(); }
 };
 
 // invalid_pattern, with Error::pattern_problem "negated-class-in-set" and its offset, for `\W`
