@@ -254,6 +254,24 @@ describe('grep_files', () => {
     expect(schema.gitignore.type).toBe('boolean');
   });
 
+  test('the ripgrep options: files and counts as output, word, invert, type, before and after', async () => {
+    write(path.join(layout.root, 'src', 'notes.md'), 'greeting\ngreetings\nplain\n');
+    const client = await start();
+    const files = await grep(client, { path: '/src', pattern: 'greet', output: 'files' });
+    expect(files.text).toBe('/src/app.js\n/src/notes.md');
+    expect(files.result.structuredContent.files).toEqual([{ path: '/src/app.js' }, { path: '/src/notes.md' }]);
+    expect((await grep(client, { path: '/src', pattern: 'greet', output: 'count' })).text).toBe('/src/app.js:2\n/src/notes.md:2');
+    expect((await grep(client, { path: '/src', pattern: 'greeting', word: true, type: 'md' })).text).toBe('/src/notes.md:1: greeting');
+    expect((await grep(client, { path: '/src/notes.md', pattern: 'greet', invert: true })).text).toBe('/src/notes.md:3: plain');
+    const before = await grep(client, { path: '/src/notes.md', pattern: 'plain', before: 1, after: 0 });
+    expect(before.text).toBe('/src/notes.md-2- greetings\n/src/notes.md:3: plain\n--');
+    const refused = await grep(client, { path: '/src', pattern: 'x', type: 'typescript' });
+    expect(refused.result.isError).toBe(true);
+    expect(refused.text).toMatch(/among: .*\bts\b/);
+    const capped = await grep(client, { path: '/src', pattern: 'greet', output: 'files', maxResults: 1 });
+    expect(capped.text).toMatch(/^\/src\/app\.js\n\[truncated: it stopped at 1 file \(maxResults\)\]$/);
+  });
+
   test('[symlink out] a link to a secret outside is not followed: the secret never appears', async () => {
     const client = await start();
     const { result, text } = await grep(client, { path: '/', pattern: SECRET, include: '*.txt' });

@@ -27,7 +27,7 @@ function heldBytes(limits, maxResults, context) {
 }
 
 const STOPS = {
-  results: (found) => `it stopped at ${found.maxResults} ${found.output === 'lines' ? 'matches' : 'files'} (maxResults)`,
+  results: (found) => `it stopped at ${found.maxResults} ${found.output === 'lines' ? 'match' : 'file'}${found.maxResults === 1 ? '' : (found.output === 'lines' ? 'es' : 's')} (maxResults)`,
   bytes: (found, limits) => `it stopped after reading ${limits.maxBytes} bytes in all; narrow path or include`,
   cpu: (found, limits) => `it stopped after ${limits.maxCpuMs} ms of CPU time, this call's bound; narrow path or include`,
   entries: () => 'the walk reached its bound of directory entries; narrow path or include',
