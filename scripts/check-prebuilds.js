@@ -56,6 +56,17 @@ function inspect(file) {
   return { machine, needed, newest, unversioned };
 }
 
+// The highest version of each library's symbol versions the file needs (its version needs
+// section, what the dynamic loader checks): { GLIBC: '2.33', GLIBCXX: '3.4.30' }. A static
+// program needs none.
+function versionNeeds(file) {
+  const highest = {};
+  for (const [, name, version] of readelf(['-V'], file).matchAll(/Name: ([A-Z]+)_([\d.]+)\b/g)) {
+    if (highest[name] === undefined || compareVersions(version, highest[name]) > 0) highest[name] = version;
+  }
+  return highest;
+}
+
 function check(arch) {
   const problems = [];
   for (const name of BINARIES) {
@@ -82,6 +93,9 @@ function check(arch) {
   }
   return problems;
 }
+
+module.exports = { GLIBC_LIBRARIES, compareVersions, versionNeeds };
+if (require.main !== module) return;
 
 const arches = process.argv.slice(2);
 const problems = (arches.length ? arches : Object.keys(MACHINES)).flatMap((arch) => {

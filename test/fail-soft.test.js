@@ -96,6 +96,24 @@ test('no binary for this machine: import works, creating a sandbox says how to b
   // A plain `npm pack` in a clone carries no binaries (prepack refuses it): the way to one that does.
   expect(result.message).toContain('`npm run prebuilds && npm pack` in a clone');
   expect(result.message).not.toContain('a packed tarball (`npm pack`)');
+  // Only routes that exist: the package is on no registry.
+  expect(result.message).not.toMatch(/registry/);
+  expect(result.message).toContain('`npm pack` in a clone where `npm run build` ran');
+});
+
+test('a packed binary needing a newer glibc than this system has: both versions named, nothing loaded', () => {
+  const dir = packageWithoutBinaries('old-glibc');
+  const target = path.join(dir, 'prebuilds', `linux-${process.arch}`);
+  fs.mkdirSync(target, { recursive: true });
+  fs.copyFileSync(path.join(ROOT, 'build/Release/mount_sandbox.node'), path.join(target, 'mount_sandbox.node'));
+  fs.writeFileSync(path.join(target, 'prebuild.json'), JSON.stringify({ set: 'this-machine', glibc: '2.99' }));
+  const result = probe(path.dirname(dir));
+  expectUnsupported(result);
+  const runtime = process.report.getReport().header.glibcVersionRuntime;
+  expect(result.reason).toBe(`its binary for linux-${process.arch} (packed from a build on another machine) ` +
+    `needs glibc 2.99 or newer, and this system has glibc ${runtime}`);
+  expect(result.cause).toBeNull();
+  expect(result.message).toContain('`npm run prebuilds && npm pack` in a clone');
 });
 
 test('musl: the reason says the prebuilt binaries need glibc', () => {

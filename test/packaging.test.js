@@ -32,8 +32,9 @@ test('ESM import and CommonJS require give the same classes', () => {
   expect(JSON.parse(out)).toEqual([true, true, 'NOT_FOUND']);
 });
 
-// `npm pack` runs scripts/check-pack.js first (prepack). A copy of the package's manifest and
-// scripts is enough to pack; prebuilds/ holds what each case needs.
+// `npm pack` runs scripts/check-pack.js first (prepack) and again after (postpack --clean). A copy
+// of the package's manifest and scripts is enough to pack; prebuilds/ and build/Release/ hold what
+// each case needs. (test/pack-install.test.js installs and runs what it packs.)
 describe('npm pack', () => {
   const fs = require('fs');
   const os = require('os');
@@ -62,6 +63,42 @@ describe('npm pack', () => {
     expect(result.stderr).toContain('prebuilds/linux-arm64/mount_sandbox.node is missing');
     expect(result.stderr).toContain('MSB_PACK_SOURCE_ONLY=1');
     expect(result.stdout).not.toMatch(/"filename"/);
+  });
+
+  test('without prebuilt binaries or a build: refuses, naming every route', () => {
+    const result = pack();
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain('no build of this machine: build/Release/mount_sandbox.node, build/Release/msb-launch missing');
+    for (const route of ['`npm run build`', '`npm run prebuilds`', 'MSB_PACK_SOURCE_ONLY=1']) expect(result.stderr).toContain(route);
+  });
+
+  const copyBuild = () => {
+    fs.mkdirSync(path.join(dir, 'build/Release'), { recursive: true });
+    for (const name of ['mount_sandbox.node', 'msb-launch']) fs.copyFileSync(path.join(ROOT, 'build/Release', name), path.join(dir, 'build/Release', name));
+  };
+
+  test('with a build and no prebuilt set: packs this machine\'s build, its libraries and needs, and says so', () => {
+    copyBuild();
+    const result = pack();
+    expect(result.status).toBe(0);
+    const target = `linux-${process.arch}`;
+    expect(result.stderr).toContain(`prepack: packing this machine's build: ${target}, for glibc `);
+    const files = JSON.parse(result.stdout)[0].files.map((f) => f.path);
+    const packed = files.filter((f) => f.startsWith('prebuilds/')).sort();
+    expect(packed).toEqual(expect.arrayContaining([`prebuilds/${target}/mount_sandbox.node`, `prebuilds/${target}/msb-launch`, `prebuilds/${target}/prebuild.json`]));
+    expect(packed.filter((f) => !f.startsWith(`prebuilds/${target}/`))).toEqual([]);
+    expect(files.filter((f) => f.startsWith('build/'))).toEqual([]);
+    // postpack removed the copy; the clone is as it was.
+    expect(fs.existsSync(path.join(dir, 'prebuilds'))).toBe(false);
+  });
+
+  test('refuses a build older than the sources', () => {
+    copyBuild();
+    const later = new Date(Date.now() + 60000);
+    fs.utimesSync(path.join(dir, 'src/fs/sandbox.cc'), later, later);
+    const result = pack();
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain('build/Release/mount_sandbox.node is older than src/fs/sandbox.cc');
   });
 
   test('refuses binaries that are not the prebuilt ones (a local build in their place)', () => {

@@ -3,7 +3,8 @@
 // Finds and loads the native addon on first use, never at import, so that the error classes and
 // isSupported() work on every platform. Order: MOUNT_SANDBOX_ADDON (the sanitizer build uses it),
 // then a local build in build/Release/ (a developer's rebuild wins), then the prebuilt binary in
-// prebuilds/<platform>-<arch>/.
+// prebuilds/<platform>-<arch>/, whose prebuild.json says the glibc it needs (checked before
+// loading, so that a too old one is named rather than left to the dynamic loader's message).
 const { fs, path } = require('./builtins');
 const { UnsupportedPlatformError } = require('../sandbox-errors');
 const { execBlockedReason } = require('../exec/apparmor');
@@ -17,9 +18,10 @@ const SOLUTIONS = {
     '(on macOS or Windows: in a Linux container or VM)',
   build: `build from source on Linux: install the build tools (${BUILD_PACKAGES}, with sudo unless root), ` +
     `then run \`${BUILD_COMMAND}\``,
-  reinstall: 'install the package from the registry, or a tarball packed with its prebuilt binaries for ' +
-    'linux-x64 and linux-arm64 (`npm run prebuilds && npm pack` in a clone, as root on Debian); a git ' +
-    'checkout and a source-only tarball have none',
+  reinstall: 'install a tarball that carries binaries for this system: `npm pack` in a clone where ' +
+    '`npm run build` ran, on a machine of the same architecture and a glibc no newer than this one\'s, or ' +
+    '`npm run prebuilds && npm pack` in a clone (as root on Debian) for linux-x64 and linux-arm64 from glibc 2.31; ' +
+    'a git install and a source-only tarball carry none',
   fallback: 'or fall back: call isSupported() first and use another sandbox implementation when it says false',
   external: 'mark mount-sandbox as external in your bundler (esbuild --external:mount-sandbox, ' +
     'Vite/Rollup build.rollupOptions.external, webpack externals) so that it loads from node_modules',
@@ -45,11 +47,39 @@ function findPackageRoot() {
   }
 }
 
-// musl's Node reports no glibc version; prebuilt binaries need glibc.
-function libc() {
+// This system's glibc version ('2.36'), or null: musl's Node reports none.
+function glibcRuntime() {
   const report = /** @type {{ header?: { glibcVersionRuntime?: string } } | undefined} */ (process.report?.getReport?.());
-  const header = report?.header;
-  return header && header.glibcVersionRuntime ? 'glibc' : 'musl';
+  return report?.header?.glibcVersionRuntime || null;
+}
+
+// prebuilds/<target>/prebuild.json, which `npm pack` writes beside the binaries it packs
+// (scripts/check-pack.js): the set ('full' or 'this-machine') and the glibc it needs.
+/** @returns {{ set?: string, glibc?: string } | null} */
+function packedNeeds(file) {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(path.dirname(file), 'prebuild.json'), 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+function olderThan(a, b) {
+  const [x, y] = [a, b].map((v) => String(v).split('.').map(Number));
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) < (y[i] ?? 0);
+  }
+  return false;
+}
+
+// Why the packed binary in `file` cannot load on this glibc, or null when it can (or says nothing).
+function glibcTooOld(file) {
+  const meta = packedNeeds(file);
+  const runtime = glibcRuntime();
+  if (!meta?.glibc || runtime === null || !olderThan(runtime, meta.glibc)) return null;
+  const which = meta.set === 'this-machine' ? 'packed from a build on another machine' : 'prebuilt';
+  return `its binary for ${process.platform}-${process.arch} (${which}) needs glibc ${meta.glibc} or newer, ` +
+    `and this system has glibc ${runtime}`;
 }
 
 function candidates(dir, file, envName) {
@@ -82,11 +112,13 @@ function tryLoad() {
     if (!PREBUILT_TARGETS.includes(target)) {
       return unsupported(`no prebuilt binary for ${target}${built}`, ['platform', 'build', 'fallback']);
     }
-    if (libc() === 'musl') {
+    if (glibcRuntime() === null) {
       return unsupported(`the prebuilt binaries need glibc, and this system uses musl${built}`, ['platform', 'build', 'fallback']);
     }
     return unsupported(`no binary for ${target} was found${built}`, ['reinstall', 'build', 'fallback']);
   }
+  const tooOld = glibcTooOld(file);
+  if (tooOld !== null) return unsupported(tooOld, ['reinstall', 'build', 'fallback']);
   try {
     return require(file);
   } catch (cause) {
