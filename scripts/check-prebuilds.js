@@ -94,13 +94,15 @@ function check(arch) {
   return problems;
 }
 
-module.exports = { GLIBC_LIBRARIES, compareVersions, versionNeeds };
-if (require.main !== module) return;
+function main() {
+  const arches = process.argv.slice(2);
+  const problems = (arches.length ? arches : Object.keys(MACHINES)).flatMap((arch) => {
+    if (!MACHINES[arch]) return [`unknown arch ${arch} (x64 or arm64)`];
+    return check(arch);
+  });
+  for (const problem of problems) console.error(`check-prebuilds: ${problem}`);
+  process.exit(problems.length ? 1 : 0);
+}
 
-const arches = process.argv.slice(2);
-const problems = (arches.length ? arches : Object.keys(MACHINES)).flatMap((arch) => {
-  if (!MACHINES[arch]) return [`unknown arch ${arch} (x64 or arm64)`];
-  return check(arch);
-});
-for (const problem of problems) console.error(`check-prebuilds: ${problem}`);
-process.exit(problems.length ? 1 : 0);
+module.exports = { GLIBC_LIBRARIES, compareVersions, versionNeeds };
+if (require.main === module) main();
