@@ -1,7 +1,7 @@
 'use strict';
 
 // `npm install /path/to/clone` by a user who does not own the clone (issue 41), as
-// docs/install.md ("Installing from a clone as another user") states it:
+// docs/install.md ("Installing from a clone or from git") states it:
 //  - plain, npm links the clone and then chmods the bin files through the link, which only their
 //    owner may do (bin-links chmods every bin, executable or not, so git's mode 100755 changes
 //    nothing): it stops with EPERM;
@@ -9,39 +9,41 @@
 //    build, and the CLI by its path;
 //  - with --install-links npm copies the files a tarball would hold (the installer owns the copy,
 //    so the bin is linked), but not the clone's build/: no binary came with it.
-// Here the clone is this repository (owned by root) and the user is nobody.
+// Here the clone is a copy of this repository after its set-up (files, build, dependencies),
+// owned by root in a directory anyone may enter, and the user is nobody.
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { execFileSync, spawnSync } = require('child_process');
 const { testNeeding } = require('./helpers');
+const { copyClone } = require('./helpers/clone');
 
 const ROOT = path.join(__dirname, '..');
-const isRoot = process.getuid() === 0;
 const nobodyRun = (args) => spawnSync('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', ...args], { encoding: 'utf8' });
-const readable = isRoot && nobodyRun(['test', '-r', path.join(ROOT, 'package.json'), '-a', '-x', path.join(ROOT, 'node_modules')]).status === 0;
-const MISSING = !isRoot ? 'needs root (it installs as nobody from a clone root owns)'
-  : fs.statSync(ROOT).uid !== 0 ? 'the repository is not owned by root here'
-    : !readable ? 'nobody cannot read this repository (its path is not traversable by others)'
-      : !fs.existsSync(path.join(ROOT, 'build', 'Release', 'mount_sandbox.node')) ? 'no build in build/Release (npm run build)' : null;
+const MISSING = process.getuid() !== 0 ? 'needs root (it installs as nobody from a clone root owns)'
+  : spawnSync('sh', ['-c', 'command -v setpriv'], { stdio: 'ignore' }).status !== 0 ? 'setpriv is not installed (util-linux)'
+    : !fs.existsSync(path.join(ROOT, 'build', 'Release', 'mount_sandbox.node')) ? 'no build in build/Release (npm run build)' : null;
 const withNobody = testNeeding(MISSING);
 
 let work;
+let clone;
 beforeAll(() => {
   if (MISSING) return;
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'msb-dir-install-'));
   fs.chmodSync(work, 0o755);
-  execFileSync('chown', ['nobody:nogroup', work]);
-});
+  clone = copyClone(path.join(work, 'clone'), { dependencies: true });
+  fs.mkdirSync(path.join(work, 'home'));
+  execFileSync('chown', ['nobody:nogroup', path.join(work, 'home')]);
+}, 120000);
 afterAll(() => work && fs.rmSync(work, { recursive: true, force: true }));
 
 // A fresh project of nobody's, and npm install run there as nobody.
 function installAsNobody(name, args) {
-  const dir = path.join(work, name);
-  const run = (cmd, cmdArgs) => nobodyRun(['env', '-i', `PATH=${process.env.PATH}`, `HOME=${work}`, 'sh', '-c', 'cd "$0" && exec "$@"', dir, cmd, ...cmdArgs]);
+  const dir = path.join(work, 'home', name);
+  const run = (cmd, cmdArgs) => nobodyRun(['env', '-i', `PATH=${process.env.PATH}`, `HOME=${path.join(work, 'home')}`, 'sh', '-c', 'cd "$0" && exec "$@"', dir, cmd, ...cmdArgs]);
   const made = nobodyRun(['sh', '-c', 'mkdir "$0" && echo \'{ "name": "app", "version": "1.0.0", "private": true }\' > "$0/package.json"', dir]);
   if (made.status !== 0) throw new Error(made.stderr);
-  return { dir, run, install: run('npm', ['install', '--no-audit', '--no-fund', ...args, ROOT]) };
+  return { dir, run, install: run('npm', ['install', '--no-audit', '--no-fund', ...args, clone]) };
 }
 
 withNobody('plain: npm stops with EPERM chmod on the clone\'s bin file, as the docs say', () => {

@@ -15,6 +15,7 @@ const os = require('os');
 const path = require('path');
 const { execFileSync, spawnSync } = require('child_process');
 const { testNeeding } = require('./helpers');
+const { copyClone } = require('./helpers/clone');
 const { versionNeeds, compareVersions } = require('../scripts/check-prebuilds');
 
 const ROOT = path.join(__dirname, '..');
@@ -82,20 +83,6 @@ const ok = (result) => {
   return result;
 };
 
-// A clone after `npm run build`: the repository's files with their times, then the build.
-function makeClone(dir) {
-  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' })
-    .split('\0').filter((f) => f && f !== 'node_modules' && fs.existsSync(path.join(ROOT, f)));
-  for (const file of files) {
-    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
-    fs.cpSync(path.join(ROOT, file), path.join(dir, file), { preserveTimestamps: true, verbatimSymlinks: true });
-  }
-  fs.mkdirSync(path.join(dir, 'build', 'Release'), { recursive: true });
-  for (const name of ['mount_sandbox.node', 'msb-launch']) {
-    fs.cpSync(path.join(ROOT, 'build', 'Release', name), path.join(dir, 'build', 'Release', name), { preserveTimestamps: true });
-  }
-}
-
 beforeAll(() => {
   if (MISSING) return;
   ids = { uid: execFileSync('id', ['-u', 'nobody'], { encoding: 'utf8' }).trim(), gid: execFileSync('id', ['-g', 'nobody'], { encoding: 'utf8' }).trim() };
@@ -103,7 +90,7 @@ beforeAll(() => {
   fs.chmodSync(work, 0o755);
   clone = path.join(work, 'clone');
   project = path.join(work, 'project');
-  makeClone(clone);
+  copyClone(clone);
   for (const dir of ['home', 'project', 'packs']) fs.mkdirSync(path.join(work, dir));
   fs.writeFileSync(path.join(project, 'package.json'), '{ "name": "my-app", "version": "1.0.0", "private": true }\n');
   execFileSync('chown', ['-R', `${ids.uid}:${ids.gid}`, work]);
