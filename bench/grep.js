@@ -3,8 +3,10 @@
 
 // Content search through the sandbox against ripgrep, in one run (issue 30):
 //
-//   node bench/grep.js [--runs=N] [--json]
+//   node bench/grep.js [--runs=N] [--json] [--tree=DIR]
 //
+// --tree searches an existing directory instead (a node_modules, /usr/include), warm only, and
+// leaves it as it is.
 // A generated tree (40 x 25 directories of 20 files of 60 lines: 20,000 files, about 80 MB), a
 // literal, a regular expression and one with word boundaries, each searched by sandbox.grep() (the core: a walk through
 // the sandbox, RE2, files over threads), by `rg -n` over the same directory, and by the MCP
@@ -27,9 +29,14 @@ function parseArgs(argv) {
     const [key, value] = arg.replace(/^--/, '').split('=');
     if (arg === '--json') opts.json = true;
     else if (key === 'runs' && Number(value) >= 1) opts.runs = Math.floor(Number(value));
+    else if (key === 'tree' && value) opts.tree = path.resolve(value);
   }
   return opts;
 }
+
+// For a tree of code nobody here wrote: a few hundred to a few thousand matches each.
+const TREE_CASES = [['literal', 'deprecated', true], ['regex', 'function\\s+\\w+Sync\\(', false], ['boundary', '\\bnoop\\b', false],
+  ['unicode', '\\w+é\\w*', false]];
 
 const WORDS = ['const', 'let', 'function', 'return', 'import', 'export', 'value', 'index', 'result', 'error'];
 
@@ -90,15 +97,15 @@ function rgSet(root, pattern, literal) {
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
   const hasRg = spawnSync('rg', ['--version']).status === 0;
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'msb-bench-grep-'));
-  makeTree(root);
+  const root = opts.tree ?? fs.mkdtempSync(path.join(os.tmpdir(), 'msb-bench-grep-'));
+  if (!opts.tree) makeTree(root);
   const sandbox = ms.createMountSandbox({ root });
   const server = await startServer(['--root', root]);
-  const cases = [['literal', 'needleX', true], ['regex', 'need[l]eX|valu[e] index result error const', false],
+  const cases = opts.tree ? TREE_CASES : [['literal', 'needleX', true], ['regex', 'need[l]eX|valu[e] index result error const', false],
     // Unicode word boundaries: RE2 finds the candidate lines, RE2 (ASCII) or PCRE2 decides them.
     ['boundary', '\\bvalu[e] index result\\b', false]];
   const rows = [];
-  const canCold = dropCaches();
+  const canCold = !opts.tree && dropCaches();
   try {
     for (const [name, pattern, literal] of cases) {
       for (const temperature of canCold ? ['cold', 'warm'] : ['warm']) {
@@ -124,10 +131,11 @@ async function main() {
     }
   } finally {
     await server.close();
-    fs.rmSync(root, { recursive: true, force: true });
+    if (!opts.tree) fs.rmSync(root, { recursive: true, force: true });
   }
   if (opts.json) return console.log(JSON.stringify({ rows, cold: canCold, rg: hasRg }));
-  console.log(`content search, 20,000 files (40 x 25 directories x 20 files x 60 lines), median of ${opts.runs}` +
+  const tree = opts.tree ? path.basename(opts.tree) : '20,000 files (40 x 25 directories x 20 files x 60 lines)';
+  console.log(`content search, ${tree}, median of ${opts.runs}` +
     `${hasRg ? '' : ' (ripgrep not installed: no baseline)'}${canCold ? '' : ' (cold runs skipped: this process cannot drop the page cache)'}`);
   console.log('case      cache  matches  library     rg        mcp       library/rg  mcp/rg  same matches');
   for (const r of rows) {
