@@ -11,12 +11,18 @@ constexpr std::string_view kWord =
     "\\p{L}\\p{M}\\p{Nd}\\p{Nl}\\p{Pc}\\x{200C}\\x{200D}\\x{24B6}-\\x{24E9}";
 constexpr std::string_view kSpace = "\\t\\n\\x0B\\f\\r\\x{85}\\p{Z}";
 
-// A word boundary, and its complement, as look-around on the `\w` class.
-const std::string kWordClass = "[" + std::string(kWord) + "]";
-const std::string kBoundary = "(?:(?<=" + kWordClass + ")(?!" + kWordClass + ")|(?<!" + kWordClass +
-                              ")(?=" + kWordClass + "))";
-const std::string kNotBoundary = "(?:(?<=" + kWordClass + ")(?=" + kWordClass + ")|(?<!" +
-                                 kWordClass + ")(?!" + kWordClass + "))";
+// A word boundary (or, `complement`, its absence) as look-around on the `\w` class: a word
+// character on exactly one side (or on both or neither). Built by appends, not `+` chains.
+std::string boundary_assertion(bool complement) {
+  std::string word;
+  word.append("[").append(kWord).append("]");
+  std::string out;
+  out.append("(?:(?<=").append(word).append(complement ? ")(?=" : ")(?!").append(word);
+  out.append(")|(?<!").append(word).append(complement ? ")(?!" : ")(?=").append(word).append("))");
+  return out;
+}
+const std::string kBoundary = boundary_assertion(false);
+const std::string kNotBoundary = boundary_assertion(true);
 
 // The three forms written at once: the same text, but for Unicode boundaries.
 class Forms {
