@@ -115,11 +115,15 @@ bool is_ascii(std::string_view text) {
 
 // ripgrep's -w: a match with a non-word character, or the line's edge, on each side; the
 // match itself is group 1.
+constexpr std::string_view kWordBefore = "(?:^|\\W)(";
+constexpr std::string_view kWordAfter = ")(?:$|\\W)";
+
 std::string word_pattern(std::string_view pattern, bool literal) {
-  const std::string inner = literal
-                                ? RE2::QuoteMeta(re2::StringPiece(pattern.data(), pattern.size()))
-                                : std::string(pattern);
-  return "(?:^|\\W)(" + inner + ")(?:$|\\W)";
+  std::string out(kWordBefore);
+  out.append(literal ? RE2::QuoteMeta(re2::StringPiece(pattern.data(), pattern.size()))
+                     : std::string(pattern));
+  out.append(kWordAfter);
+  return out;
 }
 
 std::unique_ptr<RE2> compiled(const std::string& text, const RE2::Options& options) {
@@ -146,7 +150,11 @@ Result<LineMatcher> LineMatcher::compile(std::string_view pattern, bool literal,
   }
   const std::string source = word ? word_pattern(pattern, literal) : std::string(pattern);
   auto forms = with_unicode_classes(source);
-  if (!forms) return forms.error();
+  if (!forms) {
+    Error e = forms.error();  // its offset in the caller's pattern, not in the word wrapping
+    if (word && e.offset != Error::kNoIndex) e.offset -= kWordBefore.size();
+    return e;
+  }
   // Line by line, as grep: "^" and "$" at every line's start and end.
   const std::string mode(kLineMode);
   auto exact = compiled(mode + forms.value().re2, options);

@@ -66,6 +66,9 @@ TEST(LineMatcherTest, WordMatchesNeedNoWordCharacterAroundThem) {
   EXPECT_EQ(lines("foo", "foo\nfoobar\n-foo-\nfoö\nfooé\n", false, false, true),
             (std::vector<std::size_t>{0, 11}));
   EXPECT_EQ(lines("-x", "a -x b\na-x\n", true, false, true), std::vector<std::size_t>{0});
+  auto refused = LineMatcher::compile("x[\\W]", false, false, true);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().offset, 2u);  // in the pattern as given, not as wrapped
   auto m = LineMatcher::compile("foo", false, false, true);
   ASSERT_TRUE(m.ok());
   const auto spans = m.value().spans("foo foo,foox foo");
